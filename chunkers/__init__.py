@@ -1,0 +1,49 @@
+"""Pure chunkers: text in, chunks out. Nothing here touches the database, network or models."""
+
+from __future__ import annotations
+
+from .base import Chunk, ChunkOptions, Piece, estimate_tokens, finalize
+from .languages import classify
+
+__all__ = ["Chunk", "ChunkOptions", "Piece", "chunk_file", "classify", "estimate_tokens"]
+
+
+def chunk_file(path: str, text: str, options: ChunkOptions | None = None) -> list[Chunk]:
+    """Chunk one file's text. ``path`` is workspace-relative POSIX; returns [] for unknown types."""
+    options = options or ChunkOptions()
+    kind_info = classify(path)
+    if kind_info is None:
+        return []
+    language, kind = kind_info
+    pieces = _pieces_for(path, language, kind, text, options)
+    return finalize(path, language, kind, pieces)
+
+
+def _pieces_for(path: str, language: str, kind: str, text: str, options: ChunkOptions) -> list[Piece]:
+    if kind == "code":
+        from .code import code_pieces
+
+        return code_pieces(path, language, text, options)
+    if language == "markdown":
+        from .markdown import markdown_pieces
+
+        return markdown_pieces(path, text, options)
+    if language == "rst":
+        from .rst import rst_pieces
+
+        return rst_pieces(path, text, options)
+    if language == "html":
+        from .html import html_pieces
+
+        return html_pieces(path, text, options)
+    if language == "text":
+        from .text import text_pieces
+
+        return text_pieces(path, text, options)
+    if language == "xml":
+        from .xml import xml_pieces
+
+        return xml_pieces(path, text, options)
+    from .windows import window_pieces
+
+    return window_pieces(text.splitlines(), options, context=path)

@@ -1,0 +1,124 @@
+"""The chunk model shared by every chunker: pieces in, stable-id chunks out."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+KINDS = ("code", "doc", "config")
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_MEANINGFUL = re.compile(r"[0-9A-Za-z\u00c0-\uffff]")
+CHUNK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
+
+
+@dataclass(frozen=True)
+class ChunkOptions:
+    """Size budget, in estimated tokens (see :func:`estimate_tokens`)."""
+
+    max_tokens: int = 400
+    min_chars: int = 50
+    overlap_tokens: int = 30
+    window_lines: int = 40
+
+
+@dataclass
+class Piece:
+    """What a format-specific chunker produces before ids and hashes are assigned.
+
+    ``key`` is the structural position (qualified name, heading path, element path) that
+    makes the chunk id stable when other parts of the file change.
+    """
+
+    start_line: int
+    end_line: int
+    text: str
+    title: str
+    key: str
+    breadcrumb: tuple[str, ...] = ()
+    text_type: str = "paragraph"
+    context: str = ""
+    search_text: str | None = None
+    symbol: str = ""
+    signature: str = ""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    language: str
+    kind: str
+    text_type: str
+    title: str
+    breadcrumb: tuple[str, ...]
+    text: str
+    embed_text: str
+    content_hash: str
+    symbol: str = ""
+    signature: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def estimate_tokens(text: str) -> int:
+    """About chars/4 for Latin script and chars/2 for Japanese, mixed by script ratio."""
+    if not text:
+        return 0
+    cjk = len(_CJK.findall(text))
+    other = len(text) - cjk
+    return max(1, round(cjk / 2 + other / 4))
+
+
+def is_meaningful(text: str) -> bool:
+    """False for whitespace- or symbol-only text."""
+    return bool(_MEANINGFUL.search(text))
+
+
+def make_chunk_id(path: str, key: str, ordinal: int) -> str:
+    digest = hashlib.sha256(f"{path}\x00{key}\x00{ordinal}".encode()).hexdigest()
+    return digest[:16]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[Chunk]:
+    """Turn pieces into chunks: drop empty ones, assign stable ids and content hashes."""
+    seen: dict[str, int] = {}
+    chunks: list[Chunk] = []
+    for piece in pieces:
+        if not is_meaningful(piece.text):
+            continue
+        ordinal = seen.get(piece.key, 0)
+        seen[piece.key] = ordinal + 1
+        body = piece.search_text if piece.search_text is not None else piece.text
+        header = piece.context or _default_context(path, piece)
+        embed_text = f"{header}\n{body}" if header else body
+        chunks.append(
+            Chunk(
+                id=make_chunk_id(path, piece.key, ordinal),
+                path=path,
+                start_line=piece.start_line,
+                end_line=piece.end_line,
+                language=language,
+                kind=kind,
+                text_type=piece.text_type,
+                title=piece.title,
+                breadcrumb=piece.breadcrumb,
+                text=piece.text,
+                embed_text=embed_text,
+                content_hash=content_hash(embed_text),
+                symbol=piece.symbol,
+                signature=piece.signature,
+            )
+        )
+    return chunks
+
+
+def _default_context(path: str, piece: Piece) -> str:
+    trail = " > ".join(piece.breadcrumb) if piece.breadcrumb else piece.title
+    return f"{path}: {trail}" if trail else path

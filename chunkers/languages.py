@@ -1,0 +1,53 @@
+"""File name -> (language, kind). The single place that knows which chunker a file gets."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+CODE_EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".java": "java", ".go": "go", ".rs": "rust",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".php": "php",
+    ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala", ".lua": "lua",
+    ".sh": "bash", ".bash": "bash", ".zsh": "bash", ".pl": "perl", ".r": "r", ".sql": "sql",
+    ".el": "elisp", ".vim": "vim", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+    ".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".erl": "erlang", ".zig": "zig",
+    ".css": "css", ".scss": "css", ".vue": "vue", ".svelte": "svelte",
+}
+DOC_EXTENSIONS: dict[str, str] = {
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".rst": "rst", ".rest": "rst",
+    ".html": "html", ".htm": "html", ".xhtml": "html",
+    ".txt": "text", ".text": "text", ".adoc": "text", ".org": "text",
+}
+CONFIG_EXTENSIONS: dict[str, str] = {
+    ".xml": "xml", ".xsd": "xml", ".xsl": "xml", ".pom": "xml", ".csproj": "xml",
+    ".plist": "xml", ".svg": "xml",
+    ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+    ".ini": "ini", ".cfg": "ini", ".conf": "ini", ".properties": "ini",
+}
+SPECIAL_NAMES: dict[str, tuple[str, str]] = {
+    "makefile": ("make", "code"), "dockerfile": ("dockerfile", "code"),
+    "readme": ("text", "doc"), "license": ("text", "doc"), "changelog": ("text", "doc"),
+    "copying": ("text", "doc"), "authors": ("text", "doc"),
+}
+
+
+def classify(path: str) -> tuple[str, str] | None:
+    """Return (language, kind) for a workspace-relative path, or None if it is not indexed."""
+    p = PurePosixPath(path)
+    suffix = p.suffix.lower()
+    if suffix in CODE_EXTENSIONS:
+        return CODE_EXTENSIONS[suffix], "code"
+    if suffix in DOC_EXTENSIONS:
+        return DOC_EXTENSIONS[suffix], "doc"
+    if suffix in CONFIG_EXTENSIONS:
+        return CONFIG_EXTENSIONS[suffix], "config"
+    special = SPECIAL_NAMES.get(p.stem.lower() if not suffix else p.name.lower())
+    if special:
+        return special
+    return None
