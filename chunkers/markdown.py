@@ -1,0 +1,229 @@
+"""Markdown chunker: headings, front matter, fences, tables and lists into prose sections."""
+
+from __future__ import annotations
+
+import re
+
+from .base import ChunkOptions, Piece
+from .prose import Block, SectionBuilder, sections_to_pieces, split_lines
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+_QUOTE = re.compile(r"^ {0,3}>")
+_LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(.+?)\s*$""", re.IGNORECASE)
+
+
+def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
+    """Chunk a Markdown document by heading sections; never raises on malformed input."""
+    lines = split_lines(text)
+    start, doc_title = _front_matter(lines)
+    builder = SectionBuilder()
+    _parse(lines, start, builder)
+    return sections_to_pieces(path, builder.result(), options, doc_title=doc_title)
+
+
+def _front_matter(lines: list[str]) -> tuple[int, str]:
+    """First content line after YAML (---) or TOML (+++) front matter, and its title."""
+    if not lines or lines[0].strip() not in ("---", "+++"):
+        return 0, ""
+    marker = lines[0].strip()
+    ends = (marker, "...") if marker == "---" else (marker,)
+    for n in range(1, len(lines)):
+        if lines[n].strip() in ends:
+            title = ""
+            for line in lines[1:n]:
+                m = _FRONT_TITLE.match(line)
+                if m and not line[:1].isspace():
+                    title = m.group(1).strip().strip("\"'").strip()
+                    break
+            return n + 1, title
+    return 0, ""  # an unterminated marker is just a thematic break
+
+
+def _fence_end(lines: list[str], n: int) -> int:
+    """Index of the closing fence line for the fence opened at ``n`` (last line if unterminated)."""
+    m = _FENCE.match(lines[n])
+    assert m is not None
+    char, length = m.group(2)[0], len(m.group(2))
+    close = re.compile(r"^\s*" + re.escape(char) + "{" + str(length) + r",}\s*$")
+    for k in range(n + 1, len(lines)):
+        if close.match(lines[k]):
+            return k
+    return len(lines) - 1
+
+
+def _is_fence(line: str) -> bool:
+    m = _FENCE.match(line)
+    return bool(m) and not (m.group(2)[0] == "`" and "`" in m.group(3))
+
+
+def _is_table_start(lines: list[str], n: int) -> bool:
+    line = lines[n]
+    if line.lstrip().startswith("|") and len(line) - len(line.lstrip()) <= 3:
+        return True
+    return (
+        "|" in line
+        and n + 1 < len(lines)
+        and "-" in lines[n + 1]
+        and bool(_TABLE_SEPARATOR.match(lines[n + 1]))
+    )
+
+
+def _block(lines: list[str], a: int, b: int, kind: str) -> Block:
+    """Block over line indices a..b inclusive (0-based), trailing blank lines trimmed."""
+    while b > a and not lines[b].strip():
+        b -= 1
+    return Block(a + 1, b + 1, "\n".join(lines[a : b + 1]), kind)
+
+
+def _parse(lines: list[str], n: int, builder: SectionBuilder) -> None:
+    para: list[int] = []
+
+    def flush() -> None:
+        if para:
+            builder.add(_block(lines, para[0], para[-1], "paragraph"))
+            para.clear()
+
+    def add_merging(block: Block, kinds: tuple[str, ...]) -> None:
+        """Join a block to the previous one of the same kind when only blank lines separate them."""
+        prev = builder.last_block
+        if (
+            prev is not None
+            and prev.kind in kinds
+            and block.kind in kinds
+            and (_only_blank(lines, prev.end_line, block.start_line - 1))
+        ):
+            prev.text = "\n".join(lines[prev.start_line - 1 : block.end_line])
+            prev.end_line = block.end_line
+        else:
+            builder.add(block)
+
+    total = len(lines)
+    while n < total:
+        line = lines[n]
+        if not line.strip():
+            flush()
+            n += 1
+            continue
+        if _is_fence(line):
+            flush()
+            end = _fence_end(lines, n)
+            block = _block(lines, n, end, "code")
+            indented = line[:1].isspace()
+            if indented and builder.last_block is not None and builder.last_block.kind == "list":
+                add_merging(Block(block.start_line, block.end_line, block.text, "list"), ("list",))
+            else:
+                builder.add(block)
+            n = end + 1
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            flush()
+            builder.heading(
+                len(atx.group(1)), (atx.group(2) or "").strip(), _block(lines, n, n, "")
+            )
+            n += 1
+            continue
+        setext = _SETEXT.match(line)
+        if setext and para:
+            # "---" under a paragraph is a setext heading even though it looks like a rule
+            level = 1 if setext.group(1)[0] == "=" else 2
+            title = " ".join(lines[k].strip() for k in para)
+            builder.heading(level, title, _block(lines, para[0], n, ""))
+            para.clear()
+            n += 1
+            continue
+        if _QUOTE.match(line):
+            flush()
+            end = n
+            while end + 1 < total and _QUOTE.match(lines[end + 1]):
+                end += 1
+            add_merging(_block(lines, n, end, "quote"), ("quote",))
+            n = end + 1
+            continue
+        if not para and _is_table_start(lines, n):
+            end = n
+            while end + 1 < total and "|" in lines[end + 1] and lines[end + 1].strip():
+                end += 1
+            block = _block(lines, n, end, "table")
+            own_header = end > n and bool(_TABLE_SEPARATOR.match(lines[n + 1]))
+            if own_header:
+                builder.add(block)
+            else:
+                add_merging(block, ("table",))
+            n = end + 1
+            continue
+        item = _LIST_ITEM.match(line)
+        if item and (not para or not item.group(2)[0].isdigit()):
+            flush()
+            end = _list_end(lines, n)
+            add_merging(_block(lines, n, end, "list"), ("list",))
+            n = end + 1
+            continue
+        if not para and line.startswith(("    ", "\t")):
+            prev = builder.last_block
+            if prev is not None and prev.kind == "list":
+                end = n
+                while end + 1 < total and (
+                    not lines[end + 1].strip() or lines[end + 1][:1].isspace()
+                ):
+                    end += 1
+                add_merging(_block(lines, n, end, "list"), ("list",))
+                n = end + 1
+                continue
+            end = n
+            while end + 1 < total and (not lines[end + 1].strip() or lines[end + 1][:1].isspace()):
+                end += 1
+            builder.add(_block(lines, n, end, "code"))
+            n = end + 1
+            continue
+        para.append(n)
+        n += 1
+    flush()
+
+
+def _only_blank(lines: list[str], after_line: int, upto_line: int) -> bool:
+    """True if 1-based lines after_line+1..upto_line are all blank."""
+    return all(not lines[k - 1].strip() for k in range(after_line + 1, upto_line + 1))
+
+
+def _interrupts(lines: list[str], k: int) -> bool:
+    line = lines[k]
+    if line[:1].isspace():
+        return False
+    return bool(_ATX.match(line) or _QUOTE.match(line) or _is_fence(line)) or _is_table_start(
+        lines, k
+    )
+
+
+def _list_end(lines: list[str], n: int) -> int:
+    """Last line index of the list that starts at ``n`` (items, continuations, nested fences)."""
+    total = len(lines)
+    end = n
+    k = n + 1
+    while k < total:
+        line = lines[k]
+        if not line.strip():
+            nxt = k + 1
+            while nxt < total and not lines[nxt].strip():
+                nxt += 1
+            if nxt < total and (lines[nxt][:1].isspace() or _LIST_ITEM.match(lines[nxt])):
+                k = nxt
+                continue
+            break
+        if _is_fence(line) and line[:1].isspace():
+            end = k = _fence_end(lines, k)
+            k += 1
+            continue
+        if _LIST_ITEM.match(line) or line[:1].isspace():
+            end = k
+            k += 1
+            continue
+        if _interrupts(lines, k) or not lines[k - 1].strip():
+            break
+        end = k  # lazy continuation line
+        k += 1
+    return end

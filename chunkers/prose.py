@@ -1,0 +1,533 @@
+"""Shared prose chunking: headed sections of blocks in, budget-sized pieces with breadcrumbs out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from .base import ChunkOptions, Piece, estimate_tokens, is_meaningful
+
+# Block kinds a format parser may produce; "heading" is only used for a section's own heading.
+BLOCK_KINDS = ("paragraph", "list", "table", "code", "quote", "heading")
+
+_SENTENCE_END = re.compile(
+    r"[。！？!?][」』）)\"'”’]*\s*"  # Japanese / full-width ends need no following space
+    r"|[.][」』）)\"'”’]*(?=\s)\s*"  # an ASCII period only ends a sentence before whitespace
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
+_INTRO_END = (":", "：", "::")
+_INF = float("inf")
+
+
+def split_lines(text: str) -> list[str]:
+    """Split like an editor counts lines (\\n, \\r\\n and lone \\r), so line numbers agree."""
+    return _LINE_BREAK.split(text)
+
+
+@dataclass
+class Block:
+    """A run of source lines that is one unit of meaning (paragraph, list, table, code...)."""
+
+    start_line: int
+    end_line: int
+    text: str
+    kind: str = "paragraph"
+
+
+@dataclass
+class Section:
+    """Everything under one heading, up to the next heading of any level."""
+
+    path: tuple[str, ...]
+    heading: Block | None
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return self.path[-1] if self.path else ""
+
+
+class SectionBuilder:
+    """Collects headings and blocks in document order and keeps the heading chain."""
+
+    def __init__(self) -> None:
+        self.sections: list[Section] = [Section((), None)]
+        self._stack: list[tuple[int, str]] = []
+
+    def heading(self, level: int, title: str, block: Block) -> None:
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, title.strip() or "(untitled)"))
+        block.kind = "heading"
+        self.sections.append(Section(tuple(t for _, t in self._stack), block))
+
+    def add(self, block: Block) -> None:
+        self.sections[-1].blocks.append(block)
+
+    @property
+    def last_block(self) -> Block | None:
+        blocks = self.sections[-1].blocks
+        return blocks[-1] if blocks else None
+
+    def result(self) -> list[Section]:
+        return [s for s in self.sections if s.heading is not None or s.blocks]
+
+
+def blank_separated_blocks(
+    lines: list[str], first_line: int = 1, *, merge_lists: bool = True
+) -> list[Block]:
+    """Paragraph blocks separated by blank lines; consecutive list paragraphs become one list."""
+    blocks: list[Block] = []
+    start: int | None = None
+    for i, line in enumerate([*lines, ""]):
+        if line.strip():
+            if start is None:
+                start = i
+            continue
+        if start is not None:
+            body = lines[start:i]
+            kind = "list" if _LIST_ITEM.match(body[0]) else "paragraph"
+            block = Block(first_line + start, first_line + i - 1, "\n".join(body), kind)
+            prev = blocks[-1] if blocks else None
+            if (
+                merge_lists
+                and prev is not None
+                and prev.kind == "list"
+                and (kind == "list" or body[0][:1].isspace())
+            ):
+                prev.text = "\n".join(lines[prev.start_line - first_line : i])
+                prev.end_line = block.end_line
+            else:
+                blocks.append(block)
+            start = None
+    return blocks
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """Cells of a pipe table, separator rows dropped; escaped pipes stay inside cells."""
+    rows: list[list[str]] = []
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or _TABLE_SEPARATOR.match(line) and "-" in line:
+            continue
+        if line.startswith("|"):
+            line = line[1:]
+        if line.endswith("|") and not line.endswith("\\|"):
+            line = line[:-1]
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
+        rows.append(cells)
+    return rows
+
+
+def table_key_values(text: str, header: str | None = None) -> str:
+    """Render a pipe table as one ``Header: cell; Header2: cell`` line per row (seed 003)."""
+    rows = table_rows(text)
+    head = table_rows(header)[0] if header and table_rows(header) else None
+    if head is None:
+        if len(rows) < 2:
+            return "; ".join(c for c in (rows[0] if rows else []) if c)
+        head, rows = rows[0], rows[1:]
+    out: list[str] = []
+    for row in rows:
+        if row == head:
+            continue
+        parts = []
+        for n, cell in enumerate(row):
+            if not cell:
+                continue
+            name = head[n] if n < len(head) and head[n] else f"column {n + 1}"
+            parts.append(f"{name}: {cell}")
+        if parts:
+            out.append("; ".join(parts))
+    return "\n".join(out)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of sentences; ends at 。！？ and at . ! ? followed by whitespace."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > pos:
+            spans.append((pos, m.end()))
+            pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+@dataclass
+class _Unit:
+    """A block, or a budget-sized fragment of one, ready to be packed into pieces."""
+
+    start_line: int
+    end_line: int
+    text: str
+    kind: str
+    tokens: int
+    source: int = -1  # index of the block this fragment was cut from, -1 = whole block
+    overlap: str = ""  # trailing text of the previous fragment, repeated at a piece border
+    overlap_line: int = 0
+    header: str | None = None  # a table fragment's header row, for the key:value rendering
+    joiner: str = "\n"  # how this fragment continues the previous fragment of the same block
+
+
+def _line_at(block: Block, offset: int) -> int:
+    return min(block.end_line, block.start_line + block.text.count("\n", 0, offset))
+
+
+def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int) -> list[_Unit]:
+    text = block.text
+    spans: list[tuple[int, int]] = []
+    for a, b in sentence_spans(text):
+        spans.extend(_hard_split(text, a, b, budget))
+    units: list[_Unit] = []
+    cur: list[tuple[int, int]] = []
+    cur_tokens = 0
+
+    def emit() -> None:
+        a, b = cur[0][0], cur[-1][1]
+        overlap, overlap_line = "", 0
+        if units:
+            prev_spans = prev_groups[-1]
+            take: list[tuple[int, int]] = []
+            used = 0
+            for s in reversed(prev_spans):
+                t = estimate_tokens(text[s[0] : s[1]])
+                if used + t > overlap_tokens:
+                    break
+                take.insert(0, s)
+                used += t
+            if take and len(take) < len(prev_spans):
+                overlap = text[take[0][0] : a]
+                overlap_line = _line_at(block, take[0][0])
+        body = text[a:b].rstrip()
+        lead = text[a - 1] if a > 0 else ""
+        units.append(
+            _Unit(
+                _line_at(block, a),
+                _line_at(block, a + len(body.rstrip()) - 1 if body else a),
+                body.strip(),
+                block.kind,
+                estimate_tokens(body),
+                source=index,
+                overlap=overlap,
+                overlap_line=overlap_line,
+                joiner="\n" if lead == "\n" else (" " if lead.isspace() else ""),
+            )
+        )
+        prev_groups.append(list(cur))
+
+    prev_groups: list[list[tuple[int, int]]] = []
+    for span in spans:
+        t = estimate_tokens(text[span[0] : span[1]])
+        if cur and cur_tokens + t > budget:
+            emit()
+            cur, cur_tokens = [], 0
+        cur.append(span)
+        cur_tokens += t
+    if cur:
+        emit()
+    return units
+
+
+def _hard_split(text: str, a: int, b: int, budget: int) -> list[tuple[int, int]]:
+    """Cut one over-long sentence at spaces (or anywhere) so no fragment exceeds the budget."""
+    if estimate_tokens(text[a:b]) <= budget:
+        return [(a, b)]
+    out: list[tuple[int, int]] = []
+    pos = a
+    while pos < b:
+        end = pos
+        while end < b and estimate_tokens(text[pos : end + 1]) <= budget:
+            end += 1
+        if end >= b:
+            out.append((pos, b))
+            break
+        space = text.rfind(" ", pos + 1, end)
+        cut = space + 1 if space > pos + (end - pos) // 2 else max(end, pos + 1)
+        out.append((pos, cut))
+        pos = cut
+    return out
+
+
+def _split_lines_block(block: Block, index: int, budget: int) -> list[_Unit]:
+    """Cut a list, table or code block at line boundaries (list items preferred)."""
+    lines = block.text.split("\n")
+    header: str | None = None
+    body_start = 0
+    if block.kind == "table":
+        rows = [n for n, ln in enumerate(lines) if ln.strip()]
+        if len(rows) > 1 and _TABLE_SEPARATOR.match(lines[rows[1]]) and "-" in lines[rows[1]]:
+            header = "\n".join(lines[: rows[1] + 1])
+            body_start = rows[1] + 1
+        elif rows:
+            header = lines[rows[0]]
+            body_start = rows[0] + 1
+    item_indent = None
+    if block.kind == "list":
+        m = _LIST_ITEM.match(lines[0])
+        item_indent = len(m.group(1)) if m else 0
+    units: list[_Unit] = []
+    start = 0
+    tokens = 0
+
+    def is_boundary(n: int) -> bool:
+        if item_indent is None:
+            return True
+        m = _LIST_ITEM.match(lines[n])
+        return bool(m) and len(m.group(1)) <= item_indent
+
+    last_boundary = 0
+    n = 0
+    while n <= len(lines):
+        if n < len(lines):
+            t = estimate_tokens(lines[n]) + 1
+            if n > start and tokens + t > budget:
+                cut = last_boundary if last_boundary > start else n
+                units.append(_line_unit(block, index, lines, start, cut, header, body_start))
+                start, tokens = cut, sum(estimate_tokens(x) + 1 for x in lines[cut:n])
+                last_boundary = start
+                continue
+            if n > start and is_boundary(n):
+                last_boundary = n
+            tokens += t
+        else:
+            units.append(_line_unit(block, index, lines, start, n, header, body_start))
+        n += 1
+    return [u for u in units if u.text.strip()]
+
+
+def _line_unit(
+    block: Block,
+    index: int,
+    lines: list[str],
+    start: int,
+    end: int,
+    header: str | None,
+    body_start: int,
+) -> _Unit:
+    part = lines[start:end]
+    while part and not part[-1].strip():
+        part.pop()
+        end -= 1
+    skip = 0
+    while skip < len(part) and not part[skip].strip():
+        skip += 1
+    text = "\n".join(part[skip:])
+    if header is not None and start >= body_start:
+        text = f"{header}\n{text}"
+    last = block.start_line + max(start + skip, end - 1)
+    return _Unit(
+        block.start_line + start + skip,
+        min(block.end_line, last),
+        text,
+        block.kind,
+        estimate_tokens(text),
+        source=index,
+        header=header,
+    )
+
+
+def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
+    budget = max(16, options.max_tokens)
+    units: list[_Unit] = []
+    for index, block in enumerate(blocks):
+        if not block.text.strip():
+            continue
+        tokens = estimate_tokens(block.text)
+        if tokens <= budget or block.kind == "heading":
+            units.append(_Unit(block.start_line, block.end_line, block.text, block.kind, tokens))
+        elif block.kind in ("list", "table", "code"):
+            units.extend(_split_lines_block(block, index, budget))
+        else:
+            sentence_budget = max(16, budget - options.overlap_tokens)
+            units.extend(_split_sentences(block, index, sentence_budget, options.overlap_tokens))
+    return units
+
+
+def _break_penalty(left: _Unit, right: _Unit) -> float:
+    if left.kind == "heading":
+        return _INF
+    if left.source >= 0 and left.source == right.source:
+        return 0.0
+    if left.kind == "paragraph" and right.kind in ("list", "table", "code", "quote"):
+        return 2.0 if left.text.rstrip().endswith(_INTRO_END) else 0.4
+    return 0.0
+
+
+def _pack(units: list[_Unit], max_tokens: int) -> list[tuple[int, int]]:
+    """Choose piece borders: fewest, evenly filled pieces, never after a heading or an intro."""
+    n = len(units)
+    best = [0.0] + [_INF] * n
+    back = [0] * (n + 1)
+    for j in range(1, n + 1):
+        size = 0
+        for i in range(j - 1, -1, -1):
+            u = units[i]
+            size += 0 if u.kind == "heading" else u.tokens + 1
+            if size > max_tokens and j - i > 1 and not _all_heading_but_one(units, i, j):
+                break
+            if best[i] == _INF:
+                continue
+            slack = max(0, max_tokens - size) / max_tokens
+            cost = best[i] + 1.0 + slack * slack
+            if j < n:
+                cost += _break_penalty(units[j - 1], units[j])
+            if cost < best[j]:
+                best[j], back[j] = cost, i
+    if best[n] == _INF:  # only reachable with a run of headings; keep every unit on its own
+        return [(k, k + 1) for k in range(n)]
+    spans: list[tuple[int, int]] = []
+    j = n
+    while j > 0:
+        spans.append((back[j], j))
+        j = back[j]
+    return spans[::-1]
+
+
+def _all_heading_but_one(units: list[_Unit], i: int, j: int) -> bool:
+    return sum(1 for u in units[i:j] if u.kind != "heading") <= 1
+
+
+def _join(units: list[_Unit]) -> list[tuple[_Unit, str]]:
+    """Merge consecutive fragments of one block back into one text; keep each part's kind."""
+    parts: list[tuple[_Unit, str]] = []
+    for u in units:
+        if parts and u.source >= 0 and parts[-1][0].source == u.source:
+            prev, text = parts[-1]
+            if u.header is not None and text.startswith(u.header + "\n"):
+                body = u.text[len(u.header) + 1 :] if u.text.startswith(u.header) else u.text
+                parts[-1] = (prev, f"{text}\n{body}")
+            else:
+                parts[-1] = (prev, f"{text}{u.joiner}{u.text}")
+        else:
+            parts.append((u, u.text))
+    return parts
+
+
+def _render(units: list[_Unit], with_overlap: bool) -> tuple[str, str | None, int]:
+    parts = _join(units)
+    texts: list[str] = []
+    search: list[str] = []
+    has_table = False
+    prev_end = 0
+    start_line = units[0].start_line
+    for n, (u, text) in enumerate(parts):
+        if n == 0 and with_overlap and u.overlap:
+            text = u.overlap + text
+            start_line = min(start_line, u.overlap_line or start_line)
+        sep = "" if n == 0 else ("\n" if u.start_line == prev_end + 1 else "\n\n")
+        texts.append(sep + text)
+        if u.kind == "table":
+            has_table = True
+            kv = table_key_values(text, u.header)
+            search.append(sep + (f"{kv}\n\n{text}" if kv else text))
+        else:
+            search.append(sep + text)
+        prev_end = max(prev_end, _last_line(units, u))
+    return "".join(texts), ("".join(search) if has_table else None), start_line
+
+
+def _last_line(units: list[_Unit], first: _Unit) -> int:
+    if first.source < 0:
+        return first.end_line
+    return max(u.end_line for u in units if u.source == first.source)
+
+
+def _piece_type(units: list[_Unit], whole_section: bool, headed: bool) -> str:
+    kinds = {u.kind for u in units if u.kind != "heading"}
+    if whole_section and headed:
+        return "section"
+    if len(kinds) == 1:
+        kind = next(iter(kinds))
+        if kind in ("list", "table", "code"):
+            return kind
+    return "paragraph" if kinds else "heading"
+
+
+def sections_to_pieces(
+    path: str,
+    sections: list[Section],
+    options: ChunkOptions,
+    *,
+    doc_title: str = "",
+) -> list[Piece]:
+    """Turn sections into pieces: one per short section, split by block then sentence otherwise."""
+    pieces: list[Piece] = []
+    carried: list[Block] = []  # headings of empty sections, given to the next (child) section
+    for n, section in enumerate(sections):
+        body = [b for b in section.blocks if is_meaningful(b.text)]
+        nxt = sections[n + 1] if n + 1 < len(sections) else None
+        if section.heading is not None and not body and nxt is not None and _is_child(section, nxt):
+            carried.append(section.heading)
+            continue
+        blocks = [*carried, *([section.heading] if section.heading else []), *section.blocks]
+        carried = []
+        pieces.extend(_section_pieces(path, section, blocks, options, doc_title))
+    return pieces
+
+
+def _is_child(parent: Section, child: Section) -> bool:
+    return len(child.path) > len(parent.path) and child.path[: len(parent.path)] == parent.path
+
+
+def _section_pieces(
+    path: str, section: Section, blocks: list[Block], options: ChunkOptions, doc_title: str
+) -> list[Piece]:
+    units = _units_for(blocks, options)
+    if not units:
+        return []
+    max_tokens = max(16, options.max_tokens)
+    total = sum(u.tokens + 1 for u in units if u.kind != "heading")
+    spans = [(0, len(units))] if total <= max_tokens else _pack(units, max_tokens)
+    spans = _merge_small(units, spans, options.min_chars)
+    breadcrumb = section.path or ((doc_title,) if doc_title else ())
+    trail = " > ".join(breadcrumb)
+    title = section.title or doc_title or PurePosixPath(path).name
+    headed = section.heading is not None
+    pieces: list[Piece] = []
+    for i, j in spans:
+        part = units[i:j]
+        if not any(is_meaningful(u.text) for u in part):
+            continue
+        with_overlap = i > 0 and part[0].source >= 0 and units[i - 1].source == part[0].source
+        text, search, start_line = _render(part, with_overlap)
+        text_type = _piece_type(part, len(spans) == 1, headed)
+        key = f"doc:{trail}" + (":table" if text_type == "table" else "")
+        pieces.append(
+            Piece(
+                start_line=start_line,
+                end_line=max(u.end_line for u in part),
+                text=text,
+                title=title,
+                key=key,
+                breadcrumb=breadcrumb,
+                text_type=text_type,
+                context=f"{path}: {trail}" if trail else path,
+                search_text=search,
+            )
+        )
+    return pieces
+
+
+def _merge_small(
+    units: list[_Unit], spans: list[tuple[int, int]], min_chars: int
+) -> list[tuple[int, int]]:
+    """Fold pieces shorter than ``min_chars`` into a neighbour of the same section."""
+    spans = list(spans)
+    k = 0
+    while len(spans) > 1 and k < len(spans):
+        i, j = spans[k]
+        chars = sum(len(u.text.strip()) for u in units[i:j])
+        if chars >= min_chars:
+            k += 1
+            continue
+        if k > 0:
+            spans[k - 1] = (spans[k - 1][0], j)
+        else:
+            spans[k + 1] = (i, spans[k + 1][1])
+        del spans[k]
+    return spans
