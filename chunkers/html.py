@@ -1,0 +1,280 @@
+"""HTML chunker: html.parser turns headings, paragraphs, lists, pre and tables into sections."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from .base import ChunkOptions, Piece
+from .prose import Block, SectionBuilder, sections_to_pieces
+
+_SKIP = {"script", "style", "nav", "noscript", "template", "svg", "head", "iframe", "object"}
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_PARAGRAPHS = {"p", "dt", "dd", "blockquote", "figcaption", "caption", "address", "summary"}
+_CONTAINERS = {
+    "div", "section", "article", "main", "aside", "header", "footer", "body", "html",
+    "form", "fieldset", "details", "figure", "dl", "center",
+}  # fmt: skip
+_BLOCKS = {"pre", "table", "ul", "ol", "menu", "li"}
+_VOID = {
+    "br",
+    "hr",
+    "img",
+    "meta",
+    "link",
+    "input",
+    "col",
+    "area",
+    "base",
+    "embed",
+    "source",
+    "wbr",
+}
+_SPACE = re.compile(r"[ \t\r\n\f\v]+")
+_CJK = "\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n\s*(?=[{_CJK}])")
+_BR = "\x00"  # a <br> inside running text; every other source newline is just a space
+
+
+class _Collector(HTMLParser):
+    """Streams the document into a SectionBuilder; tolerant of unclosed and stray tags."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.builder = SectionBuilder()
+        self.title = ""
+        self._skip: list[str] = []
+        self._in_title = False
+        self._buf: list[str] = []
+        self._start = 0  # line of the first non-blank text in the buffer
+        self._end = 0  # line of the last non-blank text in the buffer
+        self._heading = 0
+        self._pre = 0
+        self._lists: list[str] = []
+        self._rows: list[list[str]] | None = None
+        self._row: list[str] | None = None
+        self._cell: list[str] | None = None
+        self._table_start = 0
+        self._table_depth = 0
+        self._list_block: Block | None = None
+
+    # -- text accumulation
+    def _note_text(self, data: str) -> None:
+        if not data.strip():
+            return
+        line = self.getpos()[0]
+        lead = len(data) - len(data.lstrip())
+        first = line + data.count("\n", 0, lead)
+        last = line + data.rstrip().count("\n")
+        if not self._start:
+            self._start = first
+        self._end = max(self._end, last)
+
+    def handle_data(self, data: str) -> None:
+        if self._skip:
+            return
+        if self._in_title:
+            self.title += data
+            return
+        if self._cell is not None:
+            self._cell.append(data)
+            self._note_text(data)
+            return
+        self._buf.append(data)
+        self._note_text(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._skip:
+            if tag == self._skip[-1] and tag not in _VOID:
+                self._skip.append(tag)
+            return
+        if tag in _SKIP:
+            self._skip.append(tag)
+            return
+        if tag == "title":
+            self._in_title = True
+            return
+        if self._pre:
+            if tag == "pre":
+                self._pre += 1
+            return
+        if self._heading and (
+            tag in _HEADINGS or tag in _PARAGRAPHS or tag in _CONTAINERS or tag in _BLOCKS
+        ):
+            self._end_heading()  # an unclosed heading ends where the next block starts
+        if tag == "br":
+            (self._cell if self._cell is not None else self._buf).append(_BR)
+            return
+        if tag == "table":
+            self._table_depth += 1
+            if self._table_depth == 1:
+                self._flush()
+                self._rows, self._table_start = [], self.getpos()[0]
+            return
+        if self._rows is not None and self._table_depth == 1:
+            if tag == "tr":
+                self._end_row()
+                self._row = []
+            elif tag in ("td", "th"):
+                self._end_cell()
+                if self._row is None:
+                    self._row = []
+                self._cell = []
+            return
+        if tag in _HEADINGS:
+            self._flush()
+            self._heading = _HEADINGS[tag]
+            self._start = self.getpos()[0]
+        elif tag == "pre":
+            self._flush()
+            self._pre = 1
+            self._start = self.getpos()[0]
+        elif tag in ("ul", "ol", "menu"):
+            if not self._lists:
+                self._flush()
+            else:
+                self._flush_list_item()
+            self._lists.append(tag)
+        elif tag == "li":
+            self._flush_list_item()
+        elif tag in _PARAGRAPHS or tag in _CONTAINERS:
+            if self._lists:
+                self._buf.append(" ")
+            else:
+                self._flush()
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skip:
+            if tag == self._skip[-1]:
+                self._skip.pop()
+            return
+        if tag == "title":
+            self._in_title = False
+            return
+        if self._pre:
+            if tag == "pre":
+                self._pre -= 1
+                if not self._pre:
+                    self._flush(kind="code")
+            return
+        if tag == "table" and self._table_depth:
+            self._table_depth -= 1
+            if not self._table_depth:
+                self._end_table()
+            return
+        if self._rows is not None and self._table_depth == 1:
+            if tag in ("td", "th"):
+                self._end_cell()
+            elif tag == "tr":
+                self._end_row()
+            return
+        if tag in _HEADINGS and self._heading:
+            self._end_heading()
+        elif tag in ("ul", "ol", "menu") and self._lists:
+            self._flush_list_item()
+            self._lists.pop()
+            if not self._lists:
+                self._list_block = None
+        elif tag == "li":
+            self._flush_list_item()
+        elif (tag in _PARAGRAPHS or tag in _CONTAINERS) and not self._lists:
+            self._flush()
+
+    # -- block emission
+    def _end_heading(self) -> None:
+        text = _clean(self._text())
+        start, end = self._start or self.getpos()[0], self._end or self.getpos()[0]
+        if text:
+            self.builder.heading(self._heading, text, Block(start, end, text, "heading"))
+        self._reset()
+        self._heading = 0
+
+    def _text(self) -> str:
+        return "".join(self._buf)
+
+    def _reset(self) -> None:
+        self._buf, self._start, self._end = [], 0, 0
+
+    def _flush(self, kind: str = "paragraph") -> None:
+        raw = self._text()
+        text = raw.replace(_BR, "\n").strip("\n") if kind == "code" else _clean(raw)
+        if text.strip():
+            start = self._start or self.getpos()[0]
+            self.builder.add(Block(start, max(start, self._end), text, kind))
+            self._list_block = None
+        self._reset()
+
+    def _flush_list_item(self) -> None:
+        text = _clean(self._text())
+        if text:
+            start = self._start or self.getpos()[0]
+            end = max(start, self._end)
+            depth = max(0, len(self._lists) - 1)
+            item = "  " * depth + "- " + text
+            block = self._list_block
+            if block is not None and self.builder.last_block is block:
+                block.text += "\n" + item
+                block.end_line = max(block.end_line, end)
+            else:
+                block = Block(start, end, item, "list")
+                self.builder.add(block)
+                self._list_block = block
+        self._reset()
+
+    def _end_cell(self) -> None:
+        if self._cell is not None:
+            if self._row is None:
+                self._row = []
+            self._row.append(_clean("".join(self._cell)).replace("|", "\\|"))
+            self._cell = None
+
+    def _end_row(self) -> None:
+        self._end_cell()
+        if self._row is not None and self._rows is not None and any(self._row):
+            self._rows.append(self._row)
+        self._row = None
+
+    def _end_table(self) -> None:
+        self._end_row()
+        rows, self._rows = self._rows or [], None
+        if rows:
+            width = max(len(r) for r in rows)
+            lines = ["| " + " | ".join([*r, *[""] * (width - len(r))]) + " |" for r in rows]
+            lines.insert(1, "|" + "---|" * width)
+            start = self._start or self._table_start
+            end = max(start, self._end, self.getpos()[0])
+            self.builder.add(Block(start, end, "\n".join(lines), "table"))
+            self._list_block = None
+        self._reset()
+
+    def finish(self) -> None:
+        if self._heading:
+            self._end_heading()
+        if self._rows is not None:
+            self._end_table()
+        if self._lists:
+            self._flush_list_item()
+        self._flush(kind="code" if self._pre else "paragraph")
+
+
+def _clean(text: str) -> str:
+    """Collapse source whitespace like a browser; a line break between CJK characters vanishes."""
+    text = _CJK_BREAK.sub("", text)
+    return "\n".join(s for s in (_SPACE.sub(" ", part).strip() for part in text.split(_BR)) if s)
+
+
+def html_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
+    """Chunk an HTML page by its h1-h6 headings; scripts, styles and navigation are dropped."""
+    parser = _Collector()
+    try:
+        parser.feed(text)
+        parser.close()
+    except (AssertionError, ValueError):  # very old html.parser versions raise on junk
+        pass
+    parser.finish()
+    title = _clean(parser.title)
+    return sections_to_pieces(path, parser.builder.result(), options, doc_title=title)
