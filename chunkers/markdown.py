@@ -22,7 +22,15 @@ def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
     start, doc_title = _front_matter(lines)
     builder = SectionBuilder()
     _parse(lines, start, builder)
-    return sections_to_pieces(path, builder.result(), options, doc_title=doc_title)
+    sections = builder.result()
+    if doc_title and not any(
+        s.heading and s.heading.text.lstrip().startswith("# ") for s in sections
+    ):
+        # front matter names the document and no "# " heading does: it heads every breadcrumb
+        for section in sections:
+            if section.path and section.path[0] != doc_title:
+                section.path = (doc_title, *section.path)
+    return sections_to_pieces(path, sections, options, doc_title=doc_title)
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:

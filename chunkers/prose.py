@@ -44,6 +44,7 @@ class Section:
     path: tuple[str, ...]
     heading: Block | None
     blocks: list[Block] = field(default_factory=list)
+    level: int = 0  # heading level, 0 for text before the first heading
 
     @property
     def title(self) -> str:
@@ -62,7 +63,7 @@ class SectionBuilder:
             self._stack.pop()
         self._stack.append((level, title.strip() or "(untitled)"))
         block.kind = "heading"
-        self.sections.append(Section(tuple(t for _, t in self._stack), block))
+        self.sections.append(Section(tuple(t for _, t in self._stack), block, level=level))
 
     def add(self, block: Block) -> None:
         self.sections[-1].blocks.append(block)
