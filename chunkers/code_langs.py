@@ -1,0 +1,404 @@
+"""Per-language tree-sitter knowledge for the code chunker: grammars, node kinds, names, fields."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from tree_sitter import Language, Node, Parser
+
+# language -> (grammar module, function returning the language pointer)
+GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "java": ("tree_sitter_java", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Which node types are functions, classes, namespaces and see-through blocks in a grammar."""
+
+    functions: frozenset[str]
+    classes: frozenset[str]
+    containers: frozenset[str] = frozenset()
+    transparent: frozenset[str] = frozenset()
+    comment_prefixes: tuple[str, ...] = ("//",)
+
+
+_C_FUNCS = frozenset({"function_definition"})
+_C_CLASSES = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
+_PREPROC = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_JS_FUNCS = frozenset(
+    {"function_declaration", "generator_function_declaration", "method_definition"}
+)
+_JS_TRANSPARENT = frozenset({"expression_statement", "ambient_declaration"})
+
+SPECS: dict[str, Spec] = {
+    "python": Spec(
+        functions=frozenset({"function_definition"}),
+        classes=frozenset({"class_definition"}),
+        transparent=frozenset(
+            {
+                "if_statement", "elif_clause", "else_clause", "try_statement", "except_clause",
+                "finally_clause", "with_statement", "block",
+            }
+        ),
+        comment_prefixes=("#",),
+    ),
+    "javascript": Spec(
+        functions=_JS_FUNCS,
+        classes=frozenset({"class_declaration"}),
+        transparent=_JS_TRANSPARENT,
+    ),
+    "typescript": Spec(
+        functions=_JS_FUNCS,
+        classes=frozenset(
+            {"class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration"}
+        ),
+        containers=frozenset({"internal_module", "module"}),
+        transparent=_JS_TRANSPARENT,
+    ),
+    "java": Spec(
+        functions=frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"}),
+        classes=frozenset(
+            {
+                "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+                "annotation_type_declaration",
+            }
+        ),
+    ),
+    "go": Spec(
+        functions=frozenset({"function_declaration", "method_declaration"}),
+        classes=frozenset({"type_declaration"}),
+    ),
+    "rust": Spec(
+        functions=frozenset({"function_item"}),
+        classes=frozenset({"struct_item", "enum_item", "union_item", "trait_item", "impl_item"}),
+        containers=frozenset({"mod_item"}),
+        comment_prefixes=("//", "#["),
+    ),
+    "c": Spec(
+        functions=_C_FUNCS,
+        classes=_C_CLASSES,
+        containers=frozenset({"linkage_specification"}),
+        transparent=_PREPROC,
+    ),
+    "cpp": Spec(
+        functions=_C_FUNCS,
+        classes=_C_CLASSES | {"class_specifier"},
+        containers=frozenset({"namespace_definition", "linkage_specification"}),
+        transparent=_PREPROC,
+    ),
+    "csharp": Spec(
+        functions=frozenset(
+            {
+                "method_declaration", "constructor_declaration", "destructor_declaration",
+                "operator_declaration", "conversion_operator_declaration", "local_function_statement",
+            }
+        ),
+        classes=frozenset(
+            {
+                "class_declaration", "struct_declaration", "interface_declaration", "record_declaration",
+                "record_struct_declaration", "enum_declaration",
+            }
+        ),
+        containers=frozenset({"namespace_declaration", "file_scoped_namespace_declaration"}),
+        transparent=frozenset({"preproc_if", "preproc_else", "preproc_elif", "preproc_region"}),
+    ),
+    "ruby": Spec(
+        functions=frozenset({"method", "singleton_method"}),
+        classes=frozenset({"class", "module"}),
+        transparent=frozenset({"singleton_class", "body_statement"}),
+        comment_prefixes=("#",),
+    ),
+    "php": Spec(
+        functions=frozenset({"function_definition", "method_declaration"}),
+        classes=frozenset(
+            {"class_declaration", "interface_declaration", "trait_declaration", "enum_declaration"}
+        ),
+        containers=frozenset({"namespace_definition"}),
+        comment_prefixes=("//", "#"),
+    ),
+}
+SPECS["tsx"] = SPECS["typescript"]
+
+_languages: dict[str, Language] = {}
+_lang_lock = threading.Lock()
+_local = threading.local()
+
+
+def language_for(language: str) -> Language | None:
+    """The cached tree-sitter Language, or None when no grammar is installed for it."""
+    if language not in GRAMMARS:
+        return None
+    lang = _languages.get(language)
+    if lang is None:
+        with _lang_lock:
+            lang = _languages.get(language)
+            if lang is None:
+                module, func = GRAMMARS[language]
+                try:
+                    lang = Language(getattr(importlib.import_module(module), func)())
+                except (ImportError, AttributeError, ValueError):
+                    return None
+                _languages[language] = lang
+    return lang
+
+
+def parser_for(language: str) -> Parser | None:
+    """A Parser per thread and language (Parser objects are not shared between threads)."""
+    cache: dict[str, Parser] | None = getattr(_local, "parsers", None)
+    if cache is None:
+        cache = {}
+        _local.parsers = cache
+    parser = cache.get(language)
+    if parser is None:
+        lang = language_for(language)
+        if lang is None:
+            return None
+        parser = Parser(lang)
+        cache[language] = parser
+    return parser
+
+
+def node_text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def _strip_generics(name: str) -> str:
+    depth = 0
+    out = []
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).strip()
+
+
+def split_scoped(name: str) -> list[str]:
+    """``a::b::C``, ``A\\B`` or ``a.b`` -> parts; generic arguments dropped."""
+    name = _strip_generics(name).replace("::", ".").replace("\\", ".")
+    return [p for p in (s.strip().strip("&*") for s in name.split(".")) if p]
+
+
+_DECLARATOR_NAMES = frozenset(
+    {
+        "identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
+        "type_identifier", "template_function", "operator_cast",
+    }
+)
+
+
+def c_declarator_name(node: Node) -> str:
+    """Dig through pointer/function/reference declarators to the declared name."""
+    cur: Node | None = node
+    for _ in range(16):
+        if cur is None:
+            return ""
+        if cur.type in _DECLARATOR_NAMES:
+            return node_text(cur)
+        nxt = cur.child_by_field_name("declarator")
+        if nxt is None:
+            for child in cur.named_children:
+                if child.type in _DECLARATOR_NAMES or child.type.endswith("declarator"):
+                    nxt = child
+                    break
+        cur = nxt
+    return ""
+
+
+def module_prefix(path: str, language: str, root: Node) -> tuple[str, ...]:
+    """The leading qualified-name parts every definition of this file gets."""
+    p = PurePosixPath(path)
+    if language == "python":
+        parts = list(p.with_suffix("").parts)
+        if parts and parts[0] in ("src", "lib"):
+            parts = parts[1:]
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        return tuple(parts) or (p.stem,)
+    for child in root.named_children:
+        if language == "java" and child.type == "package_declaration":
+            for sub in child.named_children:
+                if sub.type in ("scoped_identifier", "identifier"):
+                    return tuple(split_scoped(node_text(sub)))
+        if language == "go" and child.type == "package_clause":
+            return tuple(split_scoped(node_text(child.named_children[0]))) if child.named_children else ()
+        if language == "php" and child.type == "namespace_definition" and child.child_by_field_name("body") is None:
+            return tuple(split_scoped(node_text(child.child_by_field_name("name"))))
+        if language == "csharp" and child.type == "file_scoped_namespace_declaration":
+            return tuple(split_scoped(node_text(child.child_by_field_name("name"))))
+    if language in ("ruby", "csharp", "java"):
+        return ()
+    stem = p.stem
+    if stem in ("mod", "lib", "main", "index") and len(p.parts) > 1:
+        stem = p.parent.name
+    return (stem,) if stem else ()
+
+
+_WS = re.compile(r"\s+")
+
+
+def compact(text: str, limit: int = 200) -> str:
+    text = _WS.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_TAGS = re.compile(r"<[^>]{1,40}>|\{@\w+\s+([^}]*)\}")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|。")
+
+
+def first_sentence(doc: str, limit: int = 160) -> str:
+    """First sentence of a docstring/comment (markers and HTML/Javadoc tags removed)."""
+    lines = []
+    for raw in doc.splitlines():
+        line = raw.strip()
+        for marker in ("/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "*", '"""', "'''", "--"):
+            if line.startswith(marker):
+                line = line[len(marker):].strip()
+        if line.endswith("*/"):
+            line = line[:-2].strip()
+        for quote in ('"""', "'''"):
+            if line.endswith(quote):
+                line = line[:-3].strip()
+        if not line:
+            if lines:
+                break
+            continue
+        if line.startswith("@") or line.startswith(":param") or line.startswith(":return"):
+            break
+        lines.append(line)
+    text = _TAGS.sub(lambda m: m.group(1) or "", " ".join(lines))
+    text = _WS.sub(" ", text).strip()
+    m = _SENTENCE_END.search(text)
+    if m:
+        text = text[: m.start() + (1 if m.group(0) == "。" else 0)].strip()
+    return compact(text, limit)
+
+
+def python_docstring(body: Node | None) -> str:
+    if body is None:
+        return ""
+    for child in body.named_children:
+        if child.type == "comment":
+            continue
+        if child.type == "expression_statement" and child.named_children:
+            first = child.named_children[0]
+            if first.type in ("string", "concatenated_string"):
+                return node_text(first)
+        return ""
+    return ""
+
+
+def _declarator_names(node: Node) -> list[str]:
+    names: list[str] = []
+    for decl in node.children_by_field_name("declarator"):
+        if decl.type == "variable_declarator":
+            names.append(node_text(decl.child_by_field_name("name")))
+        elif "function_declarator" in _descendant_types(decl, 3):
+            continue
+        else:
+            names.append(c_declarator_name(decl))
+    return names
+
+
+def _descendant_types(node: Node, depth: int) -> set[str]:
+    seen = {node.type}
+    frontier = [node]
+    for _ in range(depth):
+        frontier = [c for n in frontier for c in n.named_children]
+        seen.update(c.type for c in frontier)
+    return seen
+
+
+def field_names(node: Node, language: str) -> list[str]:
+    """Names declared by one class-body member that is not a method (fields, properties, consts)."""
+    t = node.type
+    names: list[str] = []
+    if language == "python":
+        if t == "expression_statement" and node.named_children:
+            first = node.named_children[0]
+            if first.type == "assignment":
+                left = first.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    names.append(node_text(left))
+        return names
+    if language == "ruby":
+        if t == "call" and node_text(node.child_by_field_name("method")).startswith("attr_"):
+            args = node.child_by_field_name("arguments")
+            if args is not None:
+                names.extend(node_text(a).lstrip(":") for a in args.named_children if a.type == "simple_symbol")
+        return names
+    if t in ("field_declaration", "property_declaration", "public_field_definition", "field_definition",
+             "property_signature", "event_field_declaration", "const_declaration", "enum_constant",
+             "enum_variant", "enum_assignment"):
+        found = [node_text(n) for n in node.children_by_field_name("name")]
+        if not found:
+            found = _declarator_names(node)
+        if not found and node.child_by_field_name("property") is not None:
+            found = [node_text(node.child_by_field_name("property"))]
+        if not found:
+            for child in node.named_children:
+                if child.type == "variable_declaration":
+                    found.extend(
+                        node_text(v.child_by_field_name("name"))
+                        for v in child.named_children
+                        if v.type == "variable_declarator"
+                    )
+                elif child.type in ("property_element", "const_element"):
+                    sub = child.child_by_field_name("name") or (child.named_children[0] if child.named_children else None)
+                    found.append(node_text(sub).lstrip("$"))
+        names.extend(n for n in found if n)
+    return names
+
+
+_SELF_WALK = frozenset(
+    {
+        "block", "if_statement", "else_clause", "elif_clause", "try_statement", "except_clause",
+        "finally_clause", "with_statement", "for_statement", "while_statement", "expression_statement",
+    }
+)
+
+
+def python_self_attributes(init: Node, limit: int = 40) -> list[str]:
+    """``self.x = ...`` targets inside ``__init__``, in source order."""
+    names: list[str] = []
+    stack: list[Any] = [init]
+    visited = 0
+    while stack and visited < 5000:
+        node = stack.pop()
+        visited += 1
+        if node.type in ("assignment", "augmented_assignment"):
+            left = node.child_by_field_name("left")
+            targets = [left] if left is not None and left.type == "attribute" else []
+            if left is not None and left.type in ("pattern_list", "tuple_pattern"):
+                targets = [c for c in left.named_children if c.type == "attribute"]
+            for target in targets:
+                obj = target.child_by_field_name("object")
+                attr = target.child_by_field_name("attribute")
+                if obj is not None and node_text(obj) == "self" and attr is not None:
+                    names.append(node_text(attr))
+        if node is init or node.type in _SELF_WALK:
+            stack.extend(reversed(node.named_children))
+        if len(names) >= limit:
+            break
+    return names
