@@ -1,0 +1,447 @@
+"""Grounded answers: retrieve, number excerpts, generate locally (or extract), check citations."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from groundls import citations as cit
+from groundls import llm as llm_mod
+from groundls.config import AnswerConfig
+from groundls.prompt import (
+    Excerpt,
+    build_messages,
+    detect_language,
+    estimate_tokens,
+    excerpt_label,
+    fit_excerpts,
+)
+from groundls.results import Hit
+
+log = logging.getLogger("groundls.answer")
+
+#: JSON schema of the structured output (style "json").
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "citations": {"type": "array", "items": {"type": "integer"}},
+        "found": {"type": "boolean"},
+    },
+    "required": ["answer", "citations", "found"],
+}
+
+#: How the model is asked to write. "text": prose with inline [n], streamed as is, citations parsed
+#: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer" value
+#: extracted from the partial JSON while it streams. Chosen by measurement (see bench_answers.py).
+DEFAULT_STYLE = "text"
+
+
+class AnswerError(ValueError):
+    """A question the service cannot take (empty, too long); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A checked citation: the excerpt number used in the answer and the chunk's location."""
+
+    n: int
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    weak: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    answer: str
+    found: bool
+    language: str
+    mode: str  # "llm" | "extractive" | "not_found"
+    citations: list[Citation] = field(default_factory=list)
+    model: str = ""
+    timing: dict[str, float | None] = field(default_factory=dict)
+    cut: bool = False
+    dropped_citations: list[int] = field(default_factory=list)
+    #: Why the answer is extractive or cut, or a configuration problem; "" when all went well.
+    notice: str = ""
+    #: Every excerpt shown to the model (n, location), whether cited or not.
+    sources: list[Citation] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "found": self.found,
+            "language": self.language,
+            "mode": self.mode,
+            "model": self.model,
+            "citations": [c.to_dict() for c in self.citations],
+            "timing": dict(self.timing),
+            "cut": self.cut,
+            "dropped_citations": list(self.dropped_citations),
+            "notice": self.notice,
+        }
+
+
+_NOT_FOUND_TEXT = {
+    "en": "The workspace does not say: no indexed content matches this question.",
+    "ja": "ワークスペースには記載がありません（この質問に一致する内容は索引にありません）。",
+}
+_EXTRACTIVE_HEAD = {
+    ("en", "missing"): (
+        "Extractive mode: no language model is installed, so these are the most relevant "
+        "excerpts, not a written answer. Install one with `{hint}`."
+    ),
+    ("ja", "missing"): (
+        "抽出モード: 言語モデルがインストールされていないため、回答文ではなく関連する抜粋を"
+        "示します。`{hint}` でインストールできます。"
+    ),
+    ("en", "failed"): (
+        "Extractive mode: the language model could not be used ({why}), so these are the most "
+        "relevant excerpts, not a written answer."
+    ),
+    ("ja", "failed"): (
+        "抽出モード: 言語モデルを使えなかったため（{why}）、回答文ではなく関連する抜粋を示します。"
+    ),
+}
+_CUT_NOTE = {
+    "en": " … [answer cut: {why}]",
+    "ja": " …［回答は途中で打ち切られました: {why}］",
+}
+_MAX_QUESTION_CHARS = 2000
+_EXTRACT_COUNT = 3
+_EXTRACT_LINES = 6
+
+Engine = Any  # groundls.engine.Engine (duck-typed: search, add_history)
+
+
+def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
+    h = excerpt.hit
+    return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak)
+
+
+class AnswerService:
+    """Answers questions about one workspace; one instance per engine, safe to call from threads.
+
+    ``llm`` may be given (tests, benchmarks); otherwise the model is resolved from the config on
+    first use: configured GGUF > packaged default > extractive mode.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        config: AnswerConfig | None = None,
+        *,
+        llm: Any = None,
+        style: str | None = None,
+        history: bool = True,
+    ) -> None:
+        self.engine = engine
+        self.config = config or AnswerConfig()
+        self.style = style or DEFAULT_STYLE
+        self.history_enabled = history
+        self._llm = llm
+        self._resolved = llm is not None
+        self._note = ""
+        self._load_error = ""
+        self._resolve_lock = threading.Lock()
+
+    # model resolution
+
+    def _model(self) -> Any:
+        """The LLM backend, or None (then self._note says why)."""
+        with self._resolve_lock:
+            if not self._resolved:
+                spec, note = llm_mod.resolve_model(
+                    self.config.model_path, self.config.use_packaged_model
+                )
+                self._note = note
+                if spec is not None:
+                    n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
+                    self._llm = llm_mod.LocalLLM(
+                        spec, n_ctx=n_ctx, idle_unload_s=self.config.idle_unload_s
+                    )
+                self._resolved = True
+            return self._llm
+
+    @property
+    def model_name(self) -> str:
+        model = self._model()
+        return getattr(model, "name", "") if model is not None else ""
+
+    def status(self) -> dict[str, Any]:
+        """What answers will use: model name and source, loaded or not, and any problem."""
+        model = self._model()
+        spec = getattr(model, "spec", None)
+        return {
+            "mode": "llm" if model is not None and not self._load_error else "extractive",
+            "model": getattr(model, "name", "") if model is not None else "",
+            "source": getattr(spec, "source", "") if spec is not None else "",
+            "loaded": bool(getattr(model, "loaded", False)),
+            "notice": self._load_error or self._note,
+            "install_hint": llm_mod.INSTALL_HINT,
+        }
+
+    # the pipeline
+
+    def ask(
+        self,
+        question: str,
+        *,
+        k: int | None = None,
+        paths: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        on_sources: Callable[[list[Citation]], None] | None = None,
+        on_token: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        if not isinstance(question, str) or not question.strip():
+            raise AnswerError("the question is empty")
+        question = question.strip()
+        if len(question) > _MAX_QUESTION_CHARS:
+            raise AnswerError(f"the question is too long (over {_MAX_QUESTION_CHARS} characters)")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 50):
+            raise AnswerError("k must be an integer from 1 to 50")
+        t0 = time.perf_counter()
+        language = detect_language(question)
+        hits: list[Hit] = list(
+            self.engine.search(
+                question,
+                k=k or self.config.k,
+                paths=list(paths) if paths else None,
+                languages=list(languages) if languages else None,
+                kinds=list(kinds) if kinds else None,
+            )
+        )
+        timing: dict[str, float | None] = {
+            "retrieve_ms": _ms(t0),
+            "first_token_ms": None,
+            "total_ms": None,
+        }
+        if not hits:
+            text = _NOT_FOUND_TEXT[language]
+            if on_sources is not None:
+                on_sources([])
+            if on_token is not None:
+                on_token(text)
+            timing["first_token_ms"] = _ms(t0)
+            timing["total_ms"] = _ms(t0)
+            ans = Answer(text, False, language, "not_found", timing=timing)
+            self._record(question, ans)
+            return ans
+
+        model = self._model()
+        # the model's own tokenizer once it is loaded; a calibrated estimate before that, so the
+        # sources can be shown before the (slow) first load
+        count = model.count_tokens if model is not None and model.loaded else estimate_tokens
+        excerpts = fit_excerpts(hits, self.config.context_tokens, count)
+        sources = [_citation(e) for e in excerpts]
+        if on_sources is not None:
+            on_sources(sources)
+
+        if model is None:
+            ans = self._extractive(excerpts, language, "missing", self._note, on_token, t0)
+        else:
+            try:
+                ans = self._generate(
+                    model, question, excerpts, language, on_token, cancel, t0, timing
+                )
+                self._load_error = ""
+            except llm_mod.ModelError as exc:
+                self._load_error = str(exc)
+                log.warning("answer model unavailable: %s", exc)
+                ans = self._extractive(excerpts, language, "failed", str(exc), on_token, t0)
+        ans.sources = sources
+        ans.timing = {**timing, **ans.timing}
+        ans.timing["total_ms"] = _ms(t0)
+        self._record(question, ans)
+        return ans
+
+    def _extractive(
+        self,
+        excerpts: list[Excerpt],
+        language: str,
+        kind: str,
+        why: str,
+        on_token: Callable[[str], None] | None,
+        t0: float,
+    ) -> Answer:
+        """The best excerpts, quoted with their citations, clearly labelled as not an answer."""
+        head = _EXTRACTIVE_HEAD[(language, kind)].format(why=why, hint=llm_mod.INSTALL_HINT)
+        lines = [head, ""]
+        chosen = excerpts[:_EXTRACT_COUNT]
+        for e in chosen:
+            lines.append(f"[{e.n}] {excerpt_label(e.hit)}")
+            body = [ln.rstrip() for ln in e.text.splitlines() if ln.strip()][:_EXTRACT_LINES]
+            lines.extend("    " + ln for ln in body)
+            lines.append("")
+        text = "\n".join(lines).rstrip() + "\n"
+        if on_token is not None:
+            on_token(text)
+        return Answer(
+            text,
+            True,
+            language,
+            "extractive",
+            citations=[_citation(e) for e in chosen],
+            timing={"first_token_ms": _ms(t0)},
+            notice=why or f"no language model; run `{llm_mod.INSTALL_HINT}`",
+        )
+
+    def _generate(
+        self,
+        model: Any,
+        question: str,
+        excerpts: list[Excerpt],
+        language: str,
+        on_token: Callable[[str], None] | None,
+        cancel: threading.Event | None,
+        t0: float,
+        timing: dict[str, float | None],
+    ) -> Answer:
+        style = self.style
+        messages = build_messages(question, excerpts, language, style)
+        deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
+        stats = llm_mod.GenerationStats()
+        raw_parts: list[str] = []
+        shown: list[str] = []
+        streamer = cit.AnswerFieldStreamer() if style == "json" else None
+        loop = False
+        for piece in model.stream(
+            messages,
+            max_tokens=self.config.max_tokens,
+            schema=ANSWER_SCHEMA if style == "json" else None,
+            cancel=cancel,
+            deadline=deadline,
+            stats=stats,
+        ):
+            raw_parts.append(piece)
+            visible = streamer.feed(piece) if streamer is not None else piece
+            if visible:
+                if timing["first_token_ms"] is None:
+                    timing["first_token_ms"] = _ms(t0)
+                shown.append(visible)
+                if on_token is not None:
+                    on_token(visible)
+            if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
+                loop = True
+                break
+        raw = "".join(raw_parts)
+        if loop:
+            cut_at = repetition_start(raw)
+            if cut_at is not None:
+                raw = raw[:cut_at]
+            stats.stop_reason = "loop"
+        timing["prompt_tokens"] = stats.prompt_tokens
+        timing["reused_tokens"] = stats.reused_tokens
+        timing["prefill_ms"] = round(stats.prefill_ms, 1)
+        timing["generated_tokens"] = stats.generated_tokens
+        timing["generate_ms"] = round(stats.generate_ms, 1)
+        if stats.load_ms:
+            timing["load_ms"] = round(stats.load_ms, 1)
+
+        parsed = cit.parse_output(raw, style)
+        if streamer is not None and not parsed.answer and "".join(shown):
+            parsed.answer = "".join(shown).strip()
+        cut = stats.stop_reason in ("cancel", "time", "length", "loop")
+        answer_text, dropped = cit.drop_invalid_markers(parsed.answer, range(1, len(excerpts) + 1))
+        numbers = [n for n in parsed.numbers if 1 <= n <= len(excerpts)]
+        for n in parsed.numbers:
+            if not 1 <= n <= len(excerpts) and n not in dropped:
+                dropped.append(n)
+        by_n = {e.n: e for e in excerpts}
+        sentences = cit.citing_sentences(answer_text)
+        found = parsed.found
+        if not answer_text.strip():
+            found = False
+        citations_out: list[Citation] = []
+        if found:
+            for n in numbers:
+                e = by_n[n]
+                said = sentences.get(n) or [cit._MARKER.sub(" ", answer_text)]
+                weak = cit.is_weak(said, e.text + "\n" + excerpt_label(e.hit))
+                citations_out.append(_citation(e, weak))
+        notice = ""
+        if cut:
+            why = {
+                "cancel": "cancelled",
+                "time": f"time limit {self.config.time_limit_s:g} s",
+                "length": f"max {self.config.max_tokens} tokens",
+                "loop": "repetition",
+            }[stats.stop_reason]
+            notice = f"answer cut ({why})"
+            answer_text = answer_text.rstrip() + _CUT_NOTE[language].format(why=why)
+        if timing["first_token_ms"] is None:
+            timing["first_token_ms"] = _ms(t0) if answer_text else None
+        return Answer(
+            answer_text.strip(),
+            found,
+            language,
+            "llm",
+            citations=citations_out,
+            model=model.name,
+            timing=timing,
+            cut=cut,
+            dropped_citations=dropped,
+            notice=notice,
+        )
+
+    def _record(self, question: str, ans: Answer) -> None:
+        if not self.history_enabled:
+            return
+        add = getattr(self.engine, "add_history", None)
+        if add is None:
+            return
+        record = {
+            "question": question,
+            "answer": ans.answer,
+            "found": ans.found,
+            "language": ans.language,
+            "mode": ans.mode,
+            "model": ans.model,
+            "citations": [c.to_dict() for c in ans.citations],
+            "timing": dict(ans.timing),
+            "cut": ans.cut,
+            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        try:
+            add(record)
+        except Exception as exc:  # history is a convenience; never fail an answer over it
+            log.warning("could not store the answer in history: %s", exc)
+
+    def close(self) -> None:
+        model = self._llm
+        if model is not None:
+            model.close()
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+_REPEAT = re.compile(r"(.{6,80}?)\1{3,}$", re.DOTALL)
+
+
+def repetition_start(text: str, window: int = 600) -> int | None:
+    """Index where a loop starts when the text ends in 4+ repeats of the same 6..80-char unit."""
+    tail = text[-window:]
+    m = _REPEAT.search(tail)
+    if m is None:
+        return None
+    unit = m.group(1)
+    if not unit.strip():
+        return None
+    # keep the first occurrence, drop the repeats
+    return len(text) - len(tail) + m.start() + len(unit)

