@@ -340,7 +340,8 @@ def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
             continue
         tokens = estimate_tokens(block.text)
         if tokens <= budget or block.kind == "heading":
-            units.append(_Unit(block.start_line, block.end_line, block.text, block.kind, tokens))
+            text = block.text.rstrip()
+            units.append(_Unit(block.start_line, block.end_line, text, block.kind, tokens))
         elif block.kind in ("list", "table", "code"):
             units.extend(_split_lines_block(block, index, budget))
         else:
@@ -368,7 +369,7 @@ def _pack(units: list[_Unit], max_tokens: int) -> list[tuple[int, int]]:
         size = 0
         for i in range(j - 1, -1, -1):
             u = units[i]
-            size += 0 if u.kind == "heading" else u.tokens + 1
+            size += u.tokens + 1
             if size > max_tokens and j - i > 1 and not _all_heading_but_one(units, i, j):
                 break
             if best[i] == _INF:
@@ -482,7 +483,7 @@ def _section_pieces(
     if not units:
         return []
     max_tokens = max(16, options.max_tokens)
-    total = sum(u.tokens + 1 for u in units if u.kind != "heading")
+    total = sum(u.tokens + 1 for u in units)
     spans = [(0, len(units))] if total <= max_tokens else _pack(units, max_tokens)
     spans = _merge_small(units, spans, options.min_chars)
     breadcrumb = section.path or ((doc_title,) if doc_title else ())
