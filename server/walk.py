@@ -101,10 +101,16 @@ class Skipped:
 
 def is_secret(rel_path: str) -> bool:
     """True when the file name looks like it holds credentials (``.env``, keys, secrets.yaml...)."""
-    name = rel_path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].lower()
-    if not name or name in SECRET_ALLOWED_NAMES:
+    if os.sep != "/":
+        rel_path = rel_path.replace(os.sep, "/")
+    return _secret_name(rel_path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _secret_name(name: str) -> bool:
+    lowered = name.lower()
+    if not lowered or lowered in SECRET_ALLOWED_NAMES:
         return False
-    return _SECRET_RE.match(name) is not None
+    return _SECRET_RE.match(lowered) is not None
 
 
 def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
@@ -335,6 +341,7 @@ class WorkspaceWalker:
             return  # a virtualenv or conda env under another name
         frame = self._extend(frame, rel, abs_dir, entries)
         dotnet = any(n.endswith(_DOTNET_PROJECT_SUFFIXES) for n in names)
+        parent = Path(abs_dir)  # "parent / name" is much cheaper than Path(full_path)
         for entry in entries:
             name = entry.name
             child = rel + name
@@ -373,14 +380,21 @@ class WorkspaceWalker:
                 is_file = False
             if not is_file and not is_link:
                 continue  # sockets, fifos, devices
-            result = self._file(name, child, entry.path, frame, is_link, broken=not is_file)
+            result = self._file(name, child, entry.path, frame, is_link, not is_file, parent)
             if isinstance(result, WorkspaceFile):
                 files.append(result)
             elif result is not None:
                 skipped.append(result)
 
     def _file(
-        self, name: str, rel: str, abs_path: str, frame: _Frame, is_link: bool, broken: bool
+        self,
+        name: str,
+        rel: str,
+        abs_path: str,
+        frame: _Frame,
+        is_link: bool,
+        broken: bool,
+        parent: Path | None = None,
     ) -> WorkspaceFile | Skipped | None:
         """The verdict on one file, given the ignore files in force for its directory."""
         if not self._indexable_type(name):
@@ -391,7 +405,7 @@ class WorkspaceWalker:
             return None
         if _undecodable(rel):
             return Skipped(_display(rel), "unreadable")
-        if not self.config.index_secrets and is_secret(rel):
+        if not self.config.index_secrets and _secret_name(name):
             return Skipped(rel, "secret")
         if is_link:
             real = os.path.realpath(abs_path)
@@ -409,14 +423,17 @@ class WorkspaceWalker:
             return Skipped(rel, "too-large")
         if not os.access(abs_path, os.R_OK):
             return Skipped(rel, "unreadable")
-        return WorkspaceFile(rel, Path(abs_path), info.st_size, info.st_mtime_ns)
+        path = parent / name if parent is not None else Path(abs_path)
+        return WorkspaceFile(rel, path, info.st_size, info.st_mtime_ns)
 
     # ----------------------------------------------------------------------- single file
 
     def _check(self, rel_path: str) -> WorkspaceFile | Skipped | None:
         if not isinstance(rel_path, str) or not rel_path or "\0" in rel_path:
             return None
-        parts = [p for p in rel_path.replace("\\", "/").split("/") if p not in ("", ".")]
+        if os.sep != "/":
+            rel_path = rel_path.replace(os.sep, "/")
+        parts = [p for p in rel_path.split("/") if p not in ("", ".")]
         if not parts or ".." in parts or os.path.isabs(rel_path) or PurePath(rel_path).drive:
             return None
         frame = self._root_frame()
