@@ -1,4 +1,4 @@
-"""Source code -> one piece per function/method plus class headers and module windows, via tree-sitter."""
+"""Source code -> a piece per function/method, class headers and module windows (tree-sitter)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,13 @@ from .windows import window_pieces
 _MAX_FIELDS = 10
 _ANON = "<anonymous>"
 _FUNCTION_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function", "generator_function_expression"}
+    {
+        "arrow_function",
+        "function_expression",
+        "function",
+        "generator_function",
+        "generator_function_expression",
+    }
 )
 _C_WRAPPERS = frozenset({"declaration", "type_definition", "field_declaration"})
 _DECORATION = frozenset({"attribute_item", "attribute_list", "decorator", "annotation"})
@@ -34,7 +40,7 @@ _STATEMENT_LISTS = frozenset({"statement_list", "body_statement", "declaration_l
 
 
 def code_pieces(path: str, language: str, text: str, options: ChunkOptions) -> list[Piece]:
-    """Chunk one source file; languages without a grammar (or any parser trouble) get line windows."""
+    """Chunk one source file; no grammar (or any parser trouble) means plain line windows."""
     norm = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = norm.split("\n")
     if norm.endswith("\n"):
@@ -75,7 +81,11 @@ class _Def:
 
     @property
     def title(self) -> str:
-        return ".".join(self.qual)
+        title = ".".join(self.qual)
+        if self.node.type == "impl_item":
+            trait = node_text(self.node.child_by_field_name("trait"))
+            title += f" (impl {trait})" if trait else " (impl)"
+        return title
 
 
 @dataclass
@@ -85,7 +95,9 @@ class _Item:
 
 
 class _CodeChunker:
-    def __init__(self, path: str, language: str, text: str, lines: list[str], options: ChunkOptions) -> None:
+    def __init__(
+        self, path: str, language: str, text: str, lines: list[str], options: ChunkOptions
+    ) -> None:
         self.path = path
         self.language = language
         self.spec: Spec = SPECS[language]
@@ -117,7 +129,9 @@ class _CodeChunker:
         spec = self.spec
         t = node.type
         if t == "decorated_definition" or t == "export_statement":
-            inner = node.child_by_field_name("definition" if t == "decorated_definition" else "declaration")
+            inner = node.child_by_field_name(
+                "definition" if t == "decorated_definition" else "declaration"
+            )
             return self._classify(inner, in_class) if inner is not None else None
         if t == "template_declaration":
             for child in reversed(node.named_children):
@@ -147,7 +161,11 @@ class _CodeChunker:
             return ("transparent", node, "")
         if self.language in ("c", "cpp") and t in _C_WRAPPERS:
             typ = node.child_by_field_name("type")
-            if typ is not None and typ.type in spec.classes and typ.child_by_field_name("body") is not None:
+            if (
+                typ is not None
+                and typ.type in spec.classes
+                and typ.child_by_field_name("body") is not None
+            ):
                 name = node_text(typ.child_by_field_name("name"))
                 if not name:
                     decl = node.child_by_field_name("declarator")
@@ -189,7 +207,7 @@ class _CodeChunker:
         return node.child_by_field_name("body")
 
     def _lead(self, row: int, floor: int) -> int:
-        """First row of the comment/attribute block directly above ``row`` (no blank line between)."""
+        """First row of the comment/attribute block directly above ``row`` (no blank line)."""
         lines = self.lines
         prefixes = self.spec.comment_prefixes
         r = row
@@ -217,7 +235,9 @@ class _CodeChunker:
             return first.strip()
         return self.src[start:end].decode("utf-8", "replace").strip()
 
-    def _collect(self, children: list[Node], scope: tuple[str, ...], owner: _Def | None, floor: int) -> list[_Def]:
+    def _collect(
+        self, children: list[Node], scope: tuple[str, ...], owner: _Def | None, floor: int
+    ) -> list[_Def]:
         defs: list[_Def] = []
         prev_end = floor - 1
         for child in children:
@@ -246,7 +266,14 @@ class _CodeChunker:
         return defs
 
     def _make_def(
-        self, kind: str, outer: Node, node: Node, override: str, scope: tuple[str, ...], owner: _Def | None, floor: int
+        self,
+        kind: str,
+        outer: Node,
+        node: Node,
+        override: str,
+        scope: tuple[str, ...],
+        owner: _Def | None,
+        floor: int,
     ) -> _Def:
         parts = split_scoped(override or self._name(node)) or [_ANON]
         owner_name = owner.qual[-1] if owner is not None else ""
@@ -258,13 +285,14 @@ class _CodeChunker:
             owner_name = parts[-2]
         qual = scope + tuple(parts)
         body = self._body(node)
-        body_start = body.start_byte if body is not None and body.start_byte > node.start_byte else None
+        body_start = (
+            body.start_byte if body is not None and body.start_byte > node.start_byte else None
+        )
         signature = self._slice(node.start_byte, body_start, node)
         decl = self._slice(outer.start_byte, body_start, node) if outer is not node else signature
         lead = self._lead(outer.start_point.row, min(floor, outer.start_point.row))
         end = max(_last_row(outer), _last_row(node))
-        title = ".".join(qual)
-        key = f"code:{title}"
+        key = "code:" + ".".join(qual)
         if kind == "class":
             text_type = "class"
             if node.type == "impl_item":
@@ -272,7 +300,20 @@ class _CodeChunker:
                 key += f"@impl:{trait}" if trait else "@impl"
         else:
             text_type = "method" if owner_name else "function"
-        d = _Def(kind, node, outer, qual, lead, end, body, signature, decl, text_type, key, owner=owner_name)
+        d = _Def(
+            kind,
+            node,
+            outer,
+            qual,
+            lead,
+            end,
+            body,
+            signature,
+            decl,
+            text_type,
+            key,
+            owner=owner_name,
+        )
         if kind == "class":
             members = self._class_children(body)
             d.members = self._collect(members, qual, d, node.start_point.row + 1)
@@ -321,7 +362,9 @@ class _CodeChunker:
         for name in names:
             if name and name not in seen:
                 seen[name] = None
-        return _ClassInfo(compact(d.decl.split("\n")[-1] if d.decl else d.signature, 120), doc, list(seen))
+        return _ClassInfo(
+            compact(d.decl.split("\n")[-1] if d.decl else d.signature, 120), doc, list(seen)
+        )
 
     # --------------------------------------------------------------- emitting
     def _module_items(self, defs: list[_Def]) -> list[_Item]:
@@ -383,7 +426,8 @@ class _CodeChunker:
         parts = [self.path, d.title]
         info = self.classes.get(d.owner) if d.owner else None
         if info is not None:
-            parts.append(f"{info.signature} {info.doc}".strip() if info.doc else info.signature)
+            sep = " " if info.signature.endswith(":") else " — "
+            parts.append(f"{info.signature}{sep}{info.doc}" if info.doc else info.signature)
             if info.fields:
                 names = info.fields[:_MAX_FIELDS]
                 more = " …" if len(info.fields) > _MAX_FIELDS else ""
@@ -494,7 +538,7 @@ class _CodeChunker:
                 r += 1
             start_line = lines[m.outer.start_point.row]
             indent = start_line[: len(start_line) - len(start_line.lstrip())]
-            mrow = -1 - m.node.start_point.row  # negative: a member row, only used when nothing else is
+            mrow = None
             if m.kind == "function":
                 for i, sig_line in enumerate(m.decl.split("\n")):
                     entries.append((mrow, indent + sig_line if i == 0 else sig_line))
@@ -525,22 +569,22 @@ class _CodeChunker:
             tokens += t
         if group:
             groups.append(group)
-        last = d.lead
         for i, grp in enumerate(groups):
-            rows = [row for row, line in grp if row is not None and row >= 0 and is_meaningful(line)]
-            if not rows:
-                rows = [-1 - row for row, _ in grp if row is not None and row < 0]
-            s = min(rows) if rows else last
-            e = max(rows) if rows else last
+            # a part holding only member signatures points at the class line, not at the members
+            rows = [row for row, line in grp if row is not None and _is_content(line)]
+            s = min(rows) if rows else head_row
+            e = max(rows) if rows else head_row
             if i == 0:
                 s = d.lead
-            last = e
             key = d.key if i == 0 else f"{d.key}#part{i}"
-            items.append(_Item(self._piece(d, s, e, key, "\n".join(line for _, line in grp)), False))
+            items.append(
+                _Item(self._piece(d, s, e, key, "\n".join(line for _, line in grp)), False)
+            )
         member_items: list[_Item] = []
         for m in d.members:
             member_items.extend(self._emit(m))
-        return items + _merge(member_items, self.options)
+        # members merge among themselves only, never with code outside the class
+        return items + [_Item(it.piece, False) for it in _merge(member_items, self.options)]
 
     def _cap(self, pieces: list[Piece]) -> list[Piece]:
         """Slice pieces that are still huge (minified one-liners) so no chunk is unbounded."""
@@ -552,8 +596,19 @@ class _CodeChunker:
                 continue
             step = max(1000, self.options.max_tokens * 4)
             for i in range(0, len(p.text), step):
-                out.append(replace(p, text=p.text[i : i + step], key=p.key if i == 0 else f"{p.key}#slice{i // step}"))
+                out.append(
+                    replace(
+                        p,
+                        text=p.text[i : i + step],
+                        key=p.key if i == 0 else f"{p.key}#slice{i // step}",
+                    )
+                )
         return out
+
+
+def _is_content(line: str) -> bool:
+    """A line that says something: not blank, not only brackets, not a bare ``end``."""
+    return is_meaningful(line) and line.strip() not in ("end", "end;")
 
 
 def _row_tokens(line: str) -> int:
@@ -581,7 +636,9 @@ def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:
         if out and it.mergeable and out[-1].mergeable:
             prev = out[-1].piece
             cur = it.piece
-            if (tiny(prev) or tiny(cur)) and estimate_tokens(prev.text) + estimate_tokens(cur.text) <= options.max_tokens:
+            if (tiny(prev) or tiny(cur)) and estimate_tokens(prev.text) + estimate_tokens(
+                cur.text
+            ) <= options.max_tokens:
                 host, guest = (cur, prev) if tiny(prev) and not tiny(cur) else (prev, cur)
                 out[-1] = _Item(_absorb(host, guest, prev, cur), True)
                 continue
@@ -591,8 +648,9 @@ def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:
 
 def _absorb(host: Piece, guest: Piece, first: Piece, second: Piece) -> Piece:
     text = f"{first.text}\n{second.text}"
-    extra = guest.signature or guest.title
-    context = f"{host.context}\nalso: {compact(extra, 120)}" if extra and extra != host.title else host.context
+    context = host.context
+    if guest.text_type in ("function", "method") and guest.signature:
+        context = f"{context}\nalso: {compact(guest.signature, 120)}"
     return replace(
         host,
         start_line=min(first.start_line, second.start_line),

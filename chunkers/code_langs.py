@@ -41,7 +41,9 @@ class Spec:
 
 _C_FUNCS = frozenset({"function_definition"})
 _C_CLASSES = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
-_PREPROC = frozenset({"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"})
+_PREPROC = frozenset(
+    {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+)
 _JS_FUNCS = frozenset(
     {"function_declaration", "generator_function_declaration", "method_definition"}
 )
@@ -53,8 +55,14 @@ SPECS: dict[str, Spec] = {
         classes=frozenset({"class_definition"}),
         transparent=frozenset(
             {
-                "if_statement", "elif_clause", "else_clause", "try_statement", "except_clause",
-                "finally_clause", "with_statement", "block",
+                "if_statement",
+                "elif_clause",
+                "else_clause",
+                "try_statement",
+                "except_clause",
+                "finally_clause",
+                "with_statement",
+                "block",
             }
         ),
         comment_prefixes=("#",),
@@ -67,16 +75,26 @@ SPECS: dict[str, Spec] = {
     "typescript": Spec(
         functions=_JS_FUNCS,
         classes=frozenset(
-            {"class_declaration", "abstract_class_declaration", "interface_declaration", "enum_declaration"}
+            {
+                "class_declaration",
+                "abstract_class_declaration",
+                "interface_declaration",
+                "enum_declaration",
+            }
         ),
         containers=frozenset({"internal_module", "module"}),
         transparent=_JS_TRANSPARENT,
     ),
     "java": Spec(
-        functions=frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"}),
+        functions=frozenset(
+            {"method_declaration", "constructor_declaration", "compact_constructor_declaration"}
+        ),
         classes=frozenset(
             {
-                "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
+                "class_declaration",
+                "interface_declaration",
+                "enum_declaration",
+                "record_declaration",
                 "annotation_type_declaration",
             }
         ),
@@ -106,14 +124,22 @@ SPECS: dict[str, Spec] = {
     "csharp": Spec(
         functions=frozenset(
             {
-                "method_declaration", "constructor_declaration", "destructor_declaration",
-                "operator_declaration", "conversion_operator_declaration", "local_function_statement",
+                "method_declaration",
+                "constructor_declaration",
+                "destructor_declaration",
+                "operator_declaration",
+                "conversion_operator_declaration",
+                "local_function_statement",
             }
         ),
         classes=frozenset(
             {
-                "class_declaration", "struct_declaration", "interface_declaration", "record_declaration",
-                "record_struct_declaration", "enum_declaration",
+                "class_declaration",
+                "struct_declaration",
+                "interface_declaration",
+                "record_declaration",
+                "record_struct_declaration",
+                "enum_declaration",
             }
         ),
         containers=frozenset({"namespace_declaration", "file_scoped_namespace_declaration"}),
@@ -202,8 +228,14 @@ def split_scoped(name: str) -> list[str]:
 
 _DECLARATOR_NAMES = frozenset(
     {
-        "identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
-        "type_identifier", "template_function", "operator_cast",
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+        "destructor_name",
+        "operator_name",
+        "type_identifier",
+        "template_function",
+        "operator_cast",
     }
 )
 
@@ -242,8 +274,16 @@ def module_prefix(path: str, language: str, root: Node) -> tuple[str, ...]:
                 if sub.type in ("scoped_identifier", "identifier"):
                     return tuple(split_scoped(node_text(sub)))
         if language == "go" and child.type == "package_clause":
-            return tuple(split_scoped(node_text(child.named_children[0]))) if child.named_children else ()
-        if language == "php" and child.type == "namespace_definition" and child.child_by_field_name("body") is None:
+            return (
+                tuple(split_scoped(node_text(child.named_children[0])))
+                if child.named_children
+                else ()
+            )
+        if (
+            language == "php"
+            and child.type == "namespace_definition"
+            and child.child_by_field_name("body") is None
+        ):
             return tuple(split_scoped(node_text(child.child_by_field_name("name"))))
         if language == "csharp" and child.type == "file_scoped_namespace_declaration":
             return tuple(split_scoped(node_text(child.child_by_field_name("name"))))
@@ -274,7 +314,7 @@ def first_sentence(doc: str, limit: int = 160) -> str:
         line = raw.strip()
         for marker in ("/**", "/*!", "/*", "*/", "///", "//!", "//", "#", "*", '"""', "'''", "--"):
             if line.startswith(marker):
-                line = line[len(marker):].strip()
+                line = line[len(marker) :].strip()
         if line.endswith("*/"):
             line = line[:-2].strip()
         for quote in ('"""', "'''"):
@@ -346,11 +386,24 @@ def field_names(node: Node, language: str) -> list[str]:
         if t == "call" and node_text(node.child_by_field_name("method")).startswith("attr_"):
             args = node.child_by_field_name("arguments")
             if args is not None:
-                names.extend(node_text(a).lstrip(":") for a in args.named_children if a.type == "simple_symbol")
+                names.extend(
+                    node_text(a).lstrip(":")
+                    for a in args.named_children
+                    if a.type == "simple_symbol"
+                )
         return names
-    if t in ("field_declaration", "property_declaration", "public_field_definition", "field_definition",
-             "property_signature", "event_field_declaration", "const_declaration", "enum_constant",
-             "enum_variant", "enum_assignment"):
+    if t in (
+        "field_declaration",
+        "property_declaration",
+        "public_field_definition",
+        "field_definition",
+        "property_signature",
+        "event_field_declaration",
+        "const_declaration",
+        "enum_constant",
+        "enum_variant",
+        "enum_assignment",
+    ):
         found = [node_text(n) for n in node.children_by_field_name("name")]
         if not found:
             found = _declarator_names(node)
@@ -365,7 +418,9 @@ def field_names(node: Node, language: str) -> list[str]:
                         if v.type == "variable_declarator"
                     )
                 elif child.type in ("property_element", "const_element"):
-                    sub = child.child_by_field_name("name") or (child.named_children[0] if child.named_children else None)
+                    sub = child.child_by_field_name("name") or (
+                        child.named_children[0] if child.named_children else None
+                    )
                     found.append(node_text(sub).lstrip("$"))
         names.extend(n for n in found if n)
     return names
@@ -373,8 +428,17 @@ def field_names(node: Node, language: str) -> list[str]:
 
 _SELF_WALK = frozenset(
     {
-        "block", "if_statement", "else_clause", "elif_clause", "try_statement", "except_clause",
-        "finally_clause", "with_statement", "for_statement", "while_statement", "expression_statement",
+        "block",
+        "if_statement",
+        "else_clause",
+        "elif_clause",
+        "try_statement",
+        "except_clause",
+        "finally_clause",
+        "with_statement",
+        "for_statement",
+        "while_statement",
+        "expression_statement",
     }
 )
 
