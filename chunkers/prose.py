@@ -20,6 +20,8 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*
 _LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
 _INTRO_END = (":", "：", "::")
 _INF = float("inf")
+_MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
 def split_lines(text: str) -> list[str]:
@@ -241,14 +243,19 @@ def _hard_split(text: str, a: int, b: int, budget: int) -> list[tuple[int, int]]
     out: list[tuple[int, int]] = []
     pos = a
     while pos < b:
+        cost = 0.0
         end = pos
-        while end < b and estimate_tokens(text[pos : end + 1]) <= budget:
+        while end < b:  # same weights as estimate_tokens, counted incrementally
+            step = 0.5 if _CJK_CHAR.match(text[end]) else 0.25
+            if cost + step > budget and end > pos:
+                break
+            cost += step
             end += 1
         if end >= b:
             out.append((pos, b))
             break
         space = text.rfind(" ", pos + 1, end)
-        cut = space + 1 if space > pos + (end - pos) // 2 else max(end, pos + 1)
+        cut = space + 1 if space > pos + (end - pos) // 2 else end
         out.append((pos, cut))
         pos = cut
     return out
@@ -365,22 +372,23 @@ def _pack(units: list[_Unit], max_tokens: int) -> list[tuple[int, int]]:
     n = len(units)
     best = [0.0] + [_INF] * n
     back = [0] * (n + 1)
+    sizes = [u.tokens + 1 for u in units]
+    headings = [u.kind == "heading" for u in units]
     for j in range(1, n + 1):
+        penalty = _break_penalty(units[j - 1], units[j]) if j < n else 0.0
         size = 0
-        for i in range(j - 1, -1, -1):
-            u = units[i]
-            size += u.tokens + 1
-            if size > max_tokens and j - i > 1 and not _all_heading_but_one(units, i, j):
+        best_j, back_j = _INF, 0
+        for i in range(j - 1, max(-1, j - 1 - _MAX_UNITS_PER_PIECE), -1):
+            size += sizes[i]
+            # over budget is only allowed for one unit plus the headings right before it
+            if size > max_tokens and i < j - 1 and not headings[i]:
                 break
-            if best[i] == _INF:
-                continue
-            slack = max(0, max_tokens - size) / max_tokens
-            cost = best[i] + 1.0 + slack * slack
-            if j < n:
-                cost += _break_penalty(units[j - 1], units[j])
-            if cost < best[j]:
-                best[j], back[j] = cost, i
-    if best[n] == _INF:  # only reachable with a run of headings; keep every unit on its own
+            slack = (max_tokens - size) / max_tokens if size < max_tokens else 0.0
+            cost = best[i] + 1.0 + slack * slack + penalty
+            if cost < best_j:
+                best_j, back_j = cost, i
+        best[j], back[j] = best_j, back_j
+    if best[n] == _INF:  # unreachable in practice; keep every unit on its own
         return [(k, k + 1) for k in range(n)]
     spans: list[tuple[int, int]] = []
     j = n
@@ -388,10 +396,6 @@ def _pack(units: list[_Unit], max_tokens: int) -> list[tuple[int, int]]:
         spans.append((back[j], j))
         j = back[j]
     return spans[::-1]
-
-
-def _all_heading_but_one(units: list[_Unit], i: int, j: int) -> bool:
-    return sum(1 for u in units[i:j] if u.kind != "heading") <= 1
 
 
 def _join(units: list[_Unit]) -> list[tuple[_Unit, str]]:
