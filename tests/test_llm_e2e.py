@@ -1,0 +1,184 @@
+"""End-to-end answers with the real default model on a small fixture workspace (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from groundls import llm as llm_mod
+from groundls.prompt import detect_language
+
+pytestmark = pytest.mark.slow
+
+FIXTURE = Path(__file__).parent / "fixtures" / "answer_ws"
+
+if not llm_mod.llama_available() or llm_mod.packaged_parts() is None:
+    pytest.skip(
+        "the default model is not installed (bash scripts/install_llm.sh)", allow_module_level=True
+    )
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("answer") / "ws"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("index")
+
+
+@pytest.fixture(scope="module")
+def engine(workspace, index_dir):
+    from groundls.config import Config
+    from groundls.engine import Engine
+
+    config, _ = Config.from_dict({})
+    eng = Engine.open(workspace, config, index_dir)
+    eng.index()
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def service(engine):
+    """One AnswerService (one loaded model) shared by every test in this module."""
+    from groundls.answer import AnswerService
+
+    svc = AnswerService(engine, engine.config.answer)
+    yield svc
+    svc.close()
+
+
+def cited_paths(ans) -> list[str]:
+    return [c.path for c in ans.citations]
+
+
+def test_english_question_is_answered_in_english_citing_the_retry_function(service):
+    chunks: list[str] = []
+    ans = service.ask("Where do we retry failed uploads?", on_token=chunks.append)
+    assert ans.mode == "llm" and ans.found, ans.answer
+    assert ans.language == "en" and detect_language(ans.answer) == "en"
+    assert ans.dropped_citations == []
+    first = ans.citations[0]
+    assert first.path == "src/uploader.py", ans.answer
+    assert first.start_line <= 19 <= first.end_line
+    assert "upload_with_retry" in ans.answer
+    # streamed: several pieces, which together are the answer text
+    assert len(chunks) > 3
+    assert "".join(chunks).strip().startswith(ans.answer[:20])
+
+
+def test_japanese_question_is_answered_in_japanese_citing_the_japanese_doc(service):
+    ans = service.ask("ログレベルはどこで変更しますか？")
+    assert ans.mode == "llm" and ans.found, ans.answer
+    assert ans.language == "ja" and detect_language(ans.answer) == "ja", ans.answer
+    assert "docs/logging.ja.md" in cited_paths(ans), ans.answer
+    assert "app.toml" in ans.answer or "APP_LOG_LEVEL" in ans.answer
+    assert ans.dropped_citations == []
+
+
+def test_english_question_about_a_japanese_doc_is_answered_in_english(service):
+    ans = service.ask("Which environment variable overrides the log level?")
+    assert ans.found, ans.answer
+    assert detect_language(ans.answer) == "en", ans.answer
+    assert "APP_LOG_LEVEL" in ans.answer
+    assert "docs/logging.ja.md" in cited_paths(ans)
+
+
+def test_unanswerable_question_is_not_found_without_invented_citations(service):
+    ans = service.ask("What is the parental leave policy for employees?")
+    assert not ans.found, ans.answer
+    assert ans.citations == []
+
+
+def test_cancel_after_the_first_token_stops_generation_promptly(service):
+    cancel = threading.Event()
+    stamps: list[float] = []
+
+    def on_token(_: str) -> None:
+        if not stamps:
+            stamps.append(time.monotonic())
+            cancel.set()
+
+    ans = service.ask("How do I roll back a deployment?", on_token=on_token, cancel=cancel)
+    assert stamps, "no token was streamed"
+    assert ans.cut
+    assert time.monotonic() - stamps[0] < 2.0
+    assert ans.timing["generated_tokens"] <= 3
+
+
+def test_cancel_while_the_prompt_is_read_returns_within_a_second_or_two(service):
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    # a new question in a different language so the prompt cache cannot answer instantly
+    timer.start()
+    t0 = time.monotonic()
+    ans = service.ask("キャッシュはどうやって削除しますか？", cancel=cancel)
+    elapsed = time.monotonic() - t0
+    timer.cancel()
+    assert ans.cut
+    assert elapsed < 3.0
+
+
+def test_cli_ask_json_and_history(workspace, index_dir, service):
+    env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
+    cmd = [sys.executable, "-m", "groundls.cli", "ask", "--workspace", str(workspace), "--json"]
+    out = subprocess.run(
+        [*cmd, "Where do we retry failed uploads?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["found"] and data["mode"] == "llm" and data["language"] == "en"
+    assert data["citations"][0]["path"] == "src/uploader.py"
+    assert set(data["timing"]) == {"retrieve_ms", "first_token_ms", "total_ms"}
+    hist = subprocess.run(
+        [sys.executable, "-m", "groundls.cli", "history", "--workspace", str(workspace), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert hist.returncode == 0, hist.stderr
+    records = json.loads(hist.stdout)
+    assert any(r["question"] == "Where do we retry failed uploads?" for r in records)
+
+
+def test_cli_ask_streams_text_then_lists_sources(workspace, index_dir, service):
+    env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "groundls.cli",
+            "ask",
+            "--workspace",
+            str(workspace),
+            "ログレベルはどこで変更しますか？",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None
+    reads: list[bytes] = []
+    while chunk := proc.stdout.read1(65536):
+        reads.append(chunk)
+    proc.wait(timeout=300)
+    text = b"".join(reads).decode()
+    assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
+    assert len(reads) > 2, "the answer was not streamed"
+    assert "Sources:" in text and "docs/logging.ja.md:" in text
