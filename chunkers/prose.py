@@ -339,6 +339,16 @@ def _line_unit(
     )
 
 
+def _even_budget(tokens: int, budget: int) -> int:
+    """Fragment size that cuts a block into evenly sized parts rather than full parts + a tail.
+
+    Even parts leave room for the paragraph before a block (often its introduction) to share a
+    piece with the first part; the margin lets cuts fall on sentence or item borders.
+    """
+    parts = -(-tokens // budget)
+    return min(budget, int(tokens / parts * 1.15) + 1)
+
+
 def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
     budget = max(16, options.max_tokens)
     units: list[_Unit] = []
@@ -350,9 +360,9 @@ def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
             text = block.text.rstrip()
             units.append(_Unit(block.start_line, block.end_line, text, block.kind, tokens))
         elif block.kind in ("list", "table", "code"):
-            units.extend(_split_lines_block(block, index, budget))
+            units.extend(_split_lines_block(block, index, _even_budget(tokens, budget)))
         else:
-            sentence_budget = max(16, budget - options.overlap_tokens)
+            sentence_budget = _even_budget(tokens, max(16, budget - options.overlap_tokens))
             units.extend(_split_sentences(block, index, sentence_budget, options.overlap_tokens))
     return units
 
@@ -445,13 +455,15 @@ def _last_line(units: list[_Unit], first: _Unit) -> int:
 
 def _piece_type(units: list[_Unit], whole_section: bool, headed: bool) -> str:
     kinds = {u.kind for u in units if u.kind != "heading"}
+    if not kinds:
+        return "heading"
     if whole_section and headed:
         return "section"
     if len(kinds) == 1:
         kind = next(iter(kinds))
         if kind in ("list", "table", "code"):
             return kind
-    return "paragraph" if kinds else "heading"
+    return "paragraph"
 
 
 def sections_to_pieces(

@@ -391,3 +391,24 @@ def test_sentence_spans_end_at_japanese_and_english_punctuation() -> None:
 def test_table_key_values_render_each_row_with_its_headers() -> None:
     table = "| Name | Size |\n|---|---|\n| a \\| b | 1 |\n| c | |"
     assert table_key_values(table) == "Name: a | b; Size: 1\nName: c"
+
+
+def test_a_heading_with_nothing_under_it_is_a_heading_chunk() -> None:
+    chunks = chunk_file("h.md", "# Only A Heading Here\n\n## Sibling Section Title\n")
+    assert [c.text_type for c in chunks] == ["heading"]
+    assert chunks[0].breadcrumb == ("Only A Heading Here", "Sibling Section Title")
+    assert (chunks[0].start_line, chunks[0].end_line) == (1, 3)
+
+
+def test_code_only_and_list_only_pieces_are_typed() -> None:
+    code = "\n".join(f"value_{n} = compute({n})  # step" for n in range(40))
+    items = "\n".join(f"- point {n} of the checklist with some words" for n in range(30))
+    text = f"# Mixed\n\nIntro paragraph of the section.\n\n```python\n{code}\n```\n\n{items}\n"
+    chunks = chunk_file("m.md", text, ChunkOptions(max_tokens=200))
+    types = [c.text_type for c in chunks]
+    assert "code" in types and "list" in types
+    for chunk in chunks:
+        if chunk.text_type == "code":
+            assert "- point" not in chunk.text
+        if chunk.text_type == "list":
+            assert "compute(" not in chunk.text
