@@ -171,10 +171,14 @@ class _Rules:
             regex = getattr(pattern, "regex", None)
             if pattern.include is None:
                 continue
-            if regex is None or not isinstance(regex.pattern, str):
+            if regex is None or not isinstance(regex.pattern, str) or regex.flags != re.UNICODE:
                 sources = []
                 break
-            sources.append(f"(?:{_GROUP_NAME.sub('(?:', regex.pattern)})")
+            source = _GROUP_NAME.sub("(?:", regex.pattern)
+            # pathspec searches; anchor the unanchored branches so one .match() does the same.
+            if not source.startswith("^"):
+                source = f"[\\s\\S]*?(?:{source})"
+            sources.append(f"(?:{source})")
         self.quick: re.Pattern[str] | None = None
         if sources:
             try:

@@ -585,3 +585,22 @@ def test_check_sees_a_file_created_after_the_walk(tmp_path: Path) -> None:
     assert isinstance(result, WorkspaceFile)
     assert (result.path, result.size) == ("pkg/new.py", 5)
     assert walker.check("./pkg//new.py") == result
+
+
+def test_fast_reject_regex_agrees_with_pathspec_on_tricky_patterns() -> None:
+    lines = [
+        "*.log", "!keep.log", "/root_only", "build/", "docs/*", "!docs/keep.md", "a/**/b",
+        "**/cache", "x?y.py", "[ab]c.md", "\\#hash", "\\!bang", "trailing\\ ", "dir/sub/",
+        "!*/", "**/", "name", "*.min.*",
+    ]  # fmt: skip
+    rules = walk_module._compile(lines)
+    assert rules is not None and rules.quick is not None
+    paths = [
+        "a.log", "keep.log", "x/keep.log", "root_only", "x/root_only", "build/", "x/build/",
+        "build", "docs/a.md", "docs/keep.md", "docs/", "a/b", "a/x/y/b", "a/b/", "z/cache",
+        "cache/", "xzy.py", "ac.md", "cc.md", "#hash", "!bang", "trailing ", "dir/sub/",
+        "q/dir/sub/", "name", "q/name/", "app.min.js", "plain.py", "deep/er/plain.py",
+        "new\nline.log", "a/new\nname", "x\n/keep.log",
+    ]  # fmt: skip
+    for path in paths:
+        assert rules.verdict(path) == rules.spec.check_file(path).include, path
