@@ -520,8 +520,8 @@ class _CodeChunker:
                 key = d.key if index == 0 else f"{d.key}#part{index}"
                 index += 1
                 part_items.append((a, [_Item(self._piece(d, a, b, key), True)]))
-        for nd in nested:
-            part_items.append((nd.lead, self._emit(nd)))
+        for nd in nested:  # a nested definition never swallows a piece of its parent
+            part_items.append((nd.lead, [_Item(it.piece, False) for it in self._emit(nd)]))
         part_items.sort(key=lambda x: x[0])
         merged = _merge([it for _, group in part_items for it in group], self.options)
         return [_Item(it.piece, False) for it in merged]
