@@ -604,3 +604,18 @@ def test_fast_reject_regex_agrees_with_pathspec_on_tricky_patterns() -> None:
     ]  # fmt: skip
     for path in paths:
         assert rules.verdict(path) == rules.spec.check_file(path).include, path
+
+
+def test_a_workspace_opened_through_a_symlink_is_walked_normally(tmp_path: Path) -> None:
+    real = make(tmp_path / "real", {"a.py": "x", "lib/b.py": "x"})
+    (real / "alias.py").symlink_to(real / "a.py")
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    files, skips = WorkspaceWalker(tmp_path / "link", Config()).walk()
+    assert [f.path for f in files] == ["a.py", "alias.py", "lib/b.py"]
+    assert skips == []
+    assert files[0].abs_path == tmp_path / "link" / "a.py"
+
+
+def test_invalid_patterns_in_config_exclude_are_dropped_not_fatal(tmp_path: Path) -> None:
+    make(tmp_path, {"a.py": "x", "a_test.py": "x"})
+    assert listed(tmp_path, Config(exclude=["!", "\\", "*_test.py"])) == ["a.py"]
