@@ -20,6 +20,7 @@ _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*
 _LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
 _INTRO_END = (":", "：", "::")
 _INF = float("inf")
+_CLAUSE_BREAK = re.compile(r"[、，,；;]\s*")
 _MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
@@ -206,6 +207,14 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
             if take and len(take) < len(prev_spans):
                 overlap = text[take[0][0] : a]
                 overlap_line = _line_at(block, take[0][0])
+            elif not take and overlap_tokens > 0:
+                # the last sentence alone is too long: repeat its closing clause instead
+                last = prev_spans[-1]
+                for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
+                    if estimate_tokens(text[m.end() : last[1]]) <= overlap_tokens:
+                        overlap = text[m.end() : a]
+                        overlap_line = _line_at(block, m.end())
+                        break
         body = text[a:b].rstrip()
         lead = text[a - 1] if a > 0 else ""
         units.append(
