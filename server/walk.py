@@ -93,7 +93,11 @@ class WorkspaceFile:
 
 @dataclass
 class Skipped:
-    """A file that would have been indexed but was not, and why (one of ``SKIP_REASONS``)."""
+    """A file that would have been indexed but was not, and why (one of ``SKIP_REASONS``).
+
+    ``path`` names a directory instead when a whole directory could not be listed
+    ("unreadable") or is a symlink leading out of the workspace ("symlink-outside").
+    """
 
     path: str
     reason: str
@@ -279,7 +283,10 @@ class WorkspaceWalker:
     # ----------------------------------------------------------------------- public API
 
     def walk(self) -> tuple[list[WorkspaceFile], list[Skipped]]:
-        """Every indexable file and every skipped one, both sorted by path; never raises."""
+        """Every indexable file and every skipped one, both sorted by path; never raises.
+
+        Contents are not read here: "binary" and "invalid-utf8" come from ``read_text``.
+        """
         files: list[WorkspaceFile] = []
         skipped: list[Skipped] = []
         try:
