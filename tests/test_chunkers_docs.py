@@ -417,7 +417,7 @@ def test_code_only_and_list_only_pieces_are_typed() -> None:
 def test_overlap_repeats_the_closing_clause_when_a_whole_sentence_is_too_long() -> None:
     sentence = "{n}番目の文はとても長く、途中に読点をいくつも含み、最後の節だけが次へ重なります。"
     text = "".join(sentence.format(n=n) for n in range(12))
-    chunks = chunk_file("ja.txt", text, ChunkOptions(max_tokens=120, overlap_tokens=20))
+    chunks = chunk_file("ja.txt", text, ChunkOptions(max_tokens=120, overlap_tokens=12))
     assert len(chunks) >= 3
     for before, after in zip(chunks, chunks[1:], strict=False):
         head = after.text.split("。")[0] + "。"
