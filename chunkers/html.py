@@ -16,6 +16,8 @@ _CONTAINERS = {
     "form", "fieldset", "details", "figure", "dl", "center",
 }  # fmt: skip
 _BLOCKS = {"pre", "table", "ul", "ol", "menu", "li"}
+# only tags whose end tag is required: an unclosed skipped <p> would swallow the rest
+_HIDEABLE = {"div", "section", "aside", "header", "footer", "ul", "ol", "span", "form", "dialog"}
 _VOID = {
     "br",
     "hr",
@@ -88,8 +90,9 @@ class _Collector(HTMLParser):
             if tag == self._skip[-1] and tag not in _VOID:
                 self._skip.append(tag)
             return
-        if tag in _SKIP:
-            self._skip.append(tag)
+        if tag in _SKIP or tag in _HIDEABLE and _hidden(attrs):
+            if tag not in _VOID:
+                self._skip.append(tag)
             return
         if tag == "title":
             self._in_title = True
@@ -259,6 +262,16 @@ class _Collector(HTMLParser):
         if self._lists:
             self._flush_list_item()
         self._flush(kind="code" if self._pre else "paragraph")
+
+
+def _hidden(attrs: list[tuple[str, str | None]]) -> bool:
+    """Navigation landmarks and hidden elements are not content, whatever their tag."""
+    values = dict(attrs)
+    return (
+        values.get("role") in ("navigation", "search", "banner")
+        or "hidden" in values
+        or values.get("aria-hidden") == "true"
+    )
 
 
 def _clean(text: str) -> str:

@@ -423,3 +423,14 @@ def test_overlap_repeats_the_closing_clause_when_a_whole_sentence_is_too_long() 
         head = after.text.split("。")[0] + "。"
         assert not head[0].isdigit()  # a clause, not the whole last sentence
         assert before.text.endswith("、" + head)
+
+
+def test_html_navigation_landmarks_and_hidden_blocks_are_dropped() -> None:
+    page = (
+        '<div role="navigation"><div>Menu entry one</div><p>Menu entry two</p></div>\n'
+        "<div hidden><p>Hidden dialog text</p></div>\n"
+        "<h1>Visible</h1><p>Visible text that is long enough to be kept as content.</p>\n"
+    )
+    chunks = chunk_file("nav.html", page)
+    assert [c.title for c in chunks] == ["Visible"]
+    assert "Menu entry" not in chunks[0].embed_text and "Hidden" not in chunks[0].embed_text
