@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
@@ -36,6 +37,11 @@ _FUNCTION_VALUES = frozenset(
 )
 _C_WRAPPERS = frozenset({"declaration", "type_definition", "field_declaration"})
 _DECORATION = frozenset({"attribute_item", "attribute_list", "decorator", "annotation"})
+_CPP_HEADER = re.compile(
+    r"^\s*(template\s*<|namespace\s+[\w:]*\s*\{|class\s+\w+[^;]*$|using\s+namespace\b"
+    r"|(public|private|protected)\s*:)",
+    re.MULTILINE,
+)
 _STATEMENT_LISTS = frozenset({"statement_list", "body_statement", "declaration_list"})
 
 
@@ -101,6 +107,7 @@ class _CodeChunker:
         self.path = path
         self.language = language
         self.spec: Spec = SPECS[language]
+        self.text = text
         self.src = text.encode("utf-8", "replace")
         self.lines = lines
         self.options = options
@@ -110,15 +117,17 @@ class _CodeChunker:
 
     # ----------------------------------------------------------------- driver
     def run(self) -> list[Piece] | None:
-        parser = parser_for(self.language)
+        grammar = self.language
+        if grammar == "c" and self.path.endswith(".h") and _CPP_HEADER.search(self.text[:200_000]):
+            grammar = "cpp"  # C++ headers share .h; the C grammar chokes (and crawls) on them
+            self.spec = SPECS["cpp"]
+        parser = parser_for(grammar)
         if parser is None:
             return None
         tree = parser.parse(self.src)
         root = tree.root_node
         self.prefix = module_prefix(self.path, self.language, root)
         defs = self._collect(root.named_children, self.prefix, None, 0)
-        if not defs:
-            return None
         items = self._module_items(defs)
         pieces = [it.piece for it in _merge(items, self.options)]
         return self._cap(pieces)

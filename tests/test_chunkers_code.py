@@ -573,3 +573,30 @@ def test_chunking_a_three_thousand_line_file_is_fast():
     elapsed = time.perf_counter() - started
     assert len(chunks) > 84 * 5
     assert elapsed < 0.5, elapsed
+
+
+def test_cpp_header_with_h_extension_is_parsed_as_cpp():
+    text = (
+        "#pragma once\n"
+        "namespace geo {\n"
+        "template <typename T>\n"
+        "class Box {\n"
+        "public:\n"
+        "    T width() const { return right_ - left_ + static_cast<T>(0); }\n"
+        "private:\n"
+        "    T left_, right_;\n"
+        "};\n"
+        "}\n"
+    )
+    chunks = chunk_file("include/geo/box.h", text)
+    assert chunks[0].language == "c"  # the language stays what classify() said
+    assert ("box.geo.Box.width", "method") in titles(chunks)
+    assert "fields: left_, right_" in only(chunks, "box.geo.Box.width").embed_text
+
+
+def test_file_without_definitions_becomes_module_pieces():
+    text = "\n".join(f"SETTING_{i} = {i} * 1024  # size of buffer number {i}" for i in range(60))
+    chunks = chunk_file("pkg/settings.py", text)
+    assert len(chunks) >= 2
+    assert {c.text_type for c in chunks} == {"module"}
+    assert {c.title for c in chunks} == {"pkg.settings"}
