@@ -518,22 +518,24 @@ class _CodeChunker:
                     groups[-1] = (gs, e)
                     continue
             groups.append((s, e))
-        part_items: list[tuple[int, list[_Item]]] = []
-        index = 0
+        parts: list[_Item] = []
         for s, e in groups:
             spans = [(s, e)]
             if self._tokens(s, e) > budget:
                 windows = window_pieces(self.lines[s : e + 1], self.options, first_line=s)
                 spans = [(p.start_line, p.end_line) for p in windows]
-            for a, b in spans:
-                key = d.key if index == 0 else f"{d.key}#part{index}"
-                index += 1
-                part_items.append((a, [_Item(self._piece(d, a, b, key), True)]))
+            parts.extend(_Item(self._piece(d, a, b, d.key), True) for a, b in spans)
+        # tiny parts (a lone signature, a trailing ``return``) join a neighbouring part even across
+        # a nested definition; keys are numbered after merging so part 0 is always the plain key
+        merged = _merge(parts, self.options)
+        items: list[tuple[int, _Item]] = []
+        for index, it in enumerate(merged):
+            key = d.key if index == 0 else f"{d.key}#part{index}"
+            items.append((it.piece.start_line, _Item(replace(it.piece, key=key), False)))
         for nd in nested:  # a nested definition never swallows a piece of its parent
-            part_items.append((nd.lead, [_Item(it.piece, False) for it in self._emit(nd)]))
-        part_items.sort(key=lambda x: x[0])
-        merged = _merge([it for _, group in part_items for it in group], self.options)
-        return [_Item(it.piece, False) for it in merged]
+            items.extend((nd.lead + 1, _Item(it.piece, False)) for it in self._emit(nd))
+        items.sort(key=lambda x: x[0])
+        return [it for _, it in items]
 
     def _emit_class(self, d: _Def) -> list[_Item]:
         lines = self.lines

@@ -395,7 +395,10 @@ def test_oversized_function_is_split_at_statements_and_each_part_repeats_the_sig
     assert parts[-1].end_line == line_of(text, "return helper(total_0)")
     for part in parts:
         assert "def long_function(alpha, beta):" in part.embed_text
-        assert part.text.count("\n") + 1 == part.end_line - part.start_line + 1
+        source = text.split("\n")[part.start_line - 1 : part.end_line]
+        assert set(part.text.split("\n")) <= set(source)
+    # the tiny trailing statement after the nested helper joins the previous part
+    assert "return helper(total_0)" in parts[-1].text and parts[-1].text.count("\n") > 1
     body_parts = [p for p in parts if p.start_line < line_of(text, "def helper")]
     for before, after in zip(body_parts, body_parts[1:], strict=False):
         assert after.start_line == before.end_line + 1  # statement boundaries, no gaps
