@@ -300,7 +300,8 @@ class _CodeChunker:
         signature = self._slice(node.start_byte, body_start, node)
         decl = self._slice(outer.start_byte, body_start, node) if outer is not node else signature
         lead = self._lead(outer.start_point.row, min(floor, outer.start_point.row))
-        end = max(_last_row(outer), _last_row(node))
+        end = min(max(_last_row(outer), _last_row(node)), len(self.lines) - 1)
+        lead = max(0, min(lead, end))
         key = "code:" + ".".join(qual)
         if kind == "class":
             text_type = "class"

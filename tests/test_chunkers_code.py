@@ -603,3 +603,16 @@ def test_file_without_definitions_becomes_module_pieces():
     assert len(chunks) >= 2
     assert {c.text_type for c in chunks} == {"module"}
     assert {c.title for c in chunks} == {"pkg.settings"}
+
+
+def test_lone_surrogates_and_nul_bytes_do_not_crash():
+    text = "def odd(value):\n    return 'bad \udcff byte' + '\x00' + str(value) * 3 + 'tail'\n"
+    chunks = chunk_file("odd.py", text)
+    assert only(chunks, "odd.odd").end_line == 2
+
+
+def test_definition_at_end_of_file_without_newline_stays_in_range():
+    text = "class Last:\n    def only_method(self):\n        return 'no newline at the end'"
+    chunks = chunk_file("last.py", text)
+    assert only(chunks, "last.Last.only_method").end_line == 3
+    assert all(c.end_line <= 3 for c in chunks)
