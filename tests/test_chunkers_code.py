@@ -616,3 +616,13 @@ def test_definition_at_end_of_file_without_newline_stays_in_range():
     chunks = chunk_file("last.py", text)
     assert only(chunks, "last.Last.only_method").end_line == 3
     assert all(c.end_line <= 3 for c in chunks)
+
+
+def test_parallel_chunking_in_threads_gives_identical_results():
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(path, read(name)) for name, path, _ in LANGUAGE_CASES.values()] * 4
+    expected = [[c.id for c in chunk_file(path, text)] for path, text in jobs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda job: [c.id for c in chunk_file(*job)], jobs))
+    assert got == expected
