@@ -356,7 +356,8 @@ class IndexProgressSink:
         total = max(progress.total_files, 0)
         pct = min(100, round(100 * progress.done_files / total)) if total else 0
         now = time.monotonic()
-        if pct == self._last_pct and now - self._last < REPORT_EVERY_S:
+        last = total > 0 and progress.done_files >= total
+        if not last and pct == self._last_pct and now - self._last < REPORT_EVERY_S:
             return
         self._last, self._last_pct = now, pct
         message = f"{progress.done_files} of {total} files"
@@ -399,7 +400,9 @@ def create_server() -> GroundServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: GroundServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        logging.getLogger("groundls").addHandler(ls.log_handler)
+        root_logger = logging.getLogger("groundls")
+        root_logger.addHandler(ls.log_handler)
+        root_logger.setLevel(log_level(ls.config))
         client_settings: Any = None
         if ls.supports("workspace.configuration"):
             client_settings = await _pull_configuration(ls)
@@ -539,7 +542,7 @@ async def _pull_configuration(ls: GroundServer) -> Any:
     except Exception as exc:  # noqa: BLE001 - settings fall back to initializationOptions
         log.info("workspace/configuration failed (%s); using initializationOptions", exc)
         return None
-    if isinstance(result, list) and result:
+    if isinstance(result, (list, tuple)) and result:
         return result[0]
     return None
 

@@ -35,6 +35,7 @@ HISTORY = "groundls.history"
 COMMANDS = (SEARCH, SIMILAR, ASK, REINDEX, REFERENCE, STATUS, HISTORY)
 
 MAX_K = 100
+MAX_ASK_K = 50
 
 
 class ArgError(ValueError):
@@ -237,9 +238,12 @@ def parse_similar(args: dict[str, Any]) -> SimilarArgs:
 
 def parse_ask(args: dict[str, Any]) -> AskArgs:
     _only(ASK, args, {"question", "k", "paths", "languages", "kinds", "uri"})
+    filters = _filters(ASK, args)
+    if filters.k is not None and filters.k > MAX_ASK_K:
+        raise ArgError(f'{ASK}: "k" must be between 1 and {MAX_ASK_K}, got {filters.k}')
     return AskArgs(
         question=_text(ASK, args, "question"),
-        filters=_filters(ASK, args),
+        filters=filters,
         uri=_uri(ASK, args, required=False),
     )
 
@@ -583,7 +587,7 @@ def status(call: Call) -> dict[str, Any]:
             stats = scrub(folder.engine.stats(), folder)
             entry["files"] = stats.get("files")
             entry["chunks"] = stats.get("chunks")
-            entry["model"] = stats.get("model")
+            entry["model"] = stats.get("model") or stats.get("models")
             entry.update(_index_location(folder))
             entry["stats"] = {
                 k: v for k, v in stats.items() if "path" not in k.lower() or k == "paths"
@@ -648,16 +652,23 @@ def ask(call: Call, args: AskArgs) -> dict[str, Any]:
             last[0] = now
             call.report("".join(text))
 
-    answer = service.ask(
-        args.question,
-        k=args.filters.k,
-        paths=args.filters.paths,
-        languages=args.filters.languages,
-        kinds=args.filters.kinds,
-        on_sources=on_sources,
-        on_token=on_token,
-        cancel=call.cancel,
-    )
+    try:
+        from groundls.answer import AnswerError
+    except ImportError:  # pragma: no cover - the service came from somewhere else
+        AnswerError = ValueError  # noqa: N806
+    try:
+        answer = service.ask(
+            args.question,
+            k=args.filters.k,
+            paths=args.filters.paths,
+            languages=args.filters.languages,
+            kinds=args.filters.kinds,
+            on_sources=on_sources,
+            on_token=on_token,
+            cancel=call.cancel,
+        )
+    except AnswerError as exc:
+        raise ArgError(f"{ASK}: {exc}") from exc
     if text:
         call.report(answer.answer)
     return {
@@ -669,6 +680,7 @@ def ask(call: Call, args: AskArgs) -> dict[str, Any]:
         "model": answer.model,
         "timing": dict(answer.timing),
         "cut": bool(getattr(answer, "cut", False)),
+        "notice": getattr(answer, "notice", ""),
         **_indexing_note(folders),
     }
 

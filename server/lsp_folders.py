@@ -309,8 +309,16 @@ class Folder:
         self.last_error = None
         report: IndexReport | None = None
         try:
+            ticks = 0
 
             def on_progress(p: IndexProgress) -> None:
+                # One callback per finished file; the engine's done_files can lag behind while
+                # a batch is flushed, so the count of callbacks is the better "done".
+                nonlocal ticks
+                ticks += 1
+                done = max(p.done_files, min(ticks, p.total_files))
+                if done != p.done_files:
+                    p = IndexProgress(done, p.total_files, p.current_path, p.chunks, p.embedded)
                 self.progress = p
                 sink.report(p)
 
