@@ -73,8 +73,11 @@ def excerpt_label(hit: Hit) -> str:
     """``path:start-end (breadcrumb > title)`` — the location line of an excerpt."""
     where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
     crumbs = [c for c in hit.breadcrumb if c]
-    if hit.title and (not crumbs or crumbs[-1] != hit.title):
-        crumbs.append(hit.title)
+    title = hit.title.strip()
+    # code titles are often qualified ("mod.func") while the breadcrumb already ends in "func"
+    last = title.replace("::", ".").rsplit(".", 1)[-1]
+    if title and title not in crumbs and (not crumbs or crumbs[-1] != last):
+        crumbs.append(title)
     name = " > ".join(crumbs)
     return f"{where} ({name})" if name else where
 

@@ -107,3 +107,8 @@ def test_system_prompt_is_a_fixed_prefix_independent_of_the_question():
     b = build_messages("second?", fit_excerpts([hit(2, "b")], 100), "en")
     assert a[0] == b[0]
     assert "JSON" in system_prompt("en", "json") and "JSON" not in system_prompt("en", "text")
+
+
+def test_excerpt_label_does_not_repeat_a_qualified_code_title():
+    h = hit(1, "x", path="src/up.py", title="up.retry", crumbs=("up", "retry"))
+    assert excerpt_label(h) == "src/up.py:10-15 (up > retry)"
