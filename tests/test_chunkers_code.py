@@ -575,7 +575,7 @@ def test_chunking_a_three_thousand_line_file_is_fast():
     chunks = chunk_file("src/shop/many.py", text)
     elapsed = time.perf_counter() - started
     assert len(chunks) > 84 * 5
-    assert elapsed < 0.5, elapsed
+    assert elapsed < 1.0, elapsed  # ~40 ms on an idle 2-core box; generous for shared CI
 
 
 def test_cpp_header_with_h_extension_is_parsed_as_cpp():
