@@ -1,0 +1,27 @@
+/** Command ids in one place: the palette's client ids and the server's workspace commands. */
+
+/** Commands this extension contributes (what the palette shows). */
+export const ClientCommand = {
+  ask: "groundls.client.ask",
+  search: "groundls.client.search",
+  similar: "groundls.client.similar",
+  reindex: "groundls.client.reindex",
+  status: "groundls.client.status",
+  restart: "groundls.client.restart",
+  showLogs: "groundls.client.showLogs",
+  openCitation: "groundls.client.openLocation",
+} as const;
+
+/** Commands the language server lists in `executeCommandProvider`. */
+export const ServerCommand = {
+  search: "groundls.search",
+  similar: "groundls.similar",
+  ask: "groundls.ask",
+  reindex: "groundls.reindex",
+  reference: "groundls.reference",
+  status: "groundls.status",
+  history: "groundls.history",
+} as const;
+
+/** The configuration section, in package.json and on the wire. */
+export const SECTION = "groundls";

@@ -1,0 +1,103 @@
+/** Shapes of the server's `groundls.*` command results (LSP style, camelCase). */
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface Hit {
+  chunkId: string;
+  uri: string;
+  range: Range;
+  path: string;
+  startLine: number;
+  endLine: number;
+  kind: string;
+  title: string;
+  breadcrumb: string[];
+  snippet: string;
+  score: number;
+  language?: string;
+  folder?: string;
+}
+
+/** Results of search and similar; `indexing` says the index is still being built. */
+export interface HitsResult {
+  hits: Hit[];
+  source?: Hit | null;
+  message?: string;
+  indexing?: boolean;
+}
+
+export interface Citation {
+  n: number;
+  chunkId?: string;
+  uri?: string;
+  range?: Range;
+  path: string;
+  startLine: number;
+  endLine: number;
+  title?: string;
+  weak?: boolean;
+}
+
+export interface AskResult {
+  answer: string;
+  found: boolean;
+  citations: Citation[];
+  mode?: string;
+  model?: string;
+  language?: string | null;
+  timing?: Record<string, number>;
+  cut?: boolean;
+  indexing?: boolean;
+  message?: string;
+}
+
+export interface ReindexResult {
+  files?: number;
+  filesIndexed?: number;
+  chunks?: number;
+  embedded?: number;
+  reused?: number;
+  skipped?: number;
+  seconds?: number;
+  cancelled?: boolean;
+  errors?: string[];
+  summary?: string;
+}
+
+export interface FolderStatus {
+  name: string;
+  uri?: string;
+  state?: string;
+  indexing?: boolean;
+  lastError?: string | null;
+  progress?: { doneFiles: number; totalFiles: number; percentage: number; message?: string };
+  files?: number | null;
+  chunks?: number | null;
+  model?: unknown;
+  index?: { file?: string; location?: string; sizeBytes?: number };
+  lastIndex?: ReindexResult;
+}
+
+export interface StatusResult {
+  folders: FolderStatus[];
+}
+
+/** Narrow an unknown command result to an object with an array field, or throw a clear error. */
+export function expectArrayField<T>(value: unknown, field: string, command: string): T {
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    !Array.isArray((value as Record<string, unknown>)[field])
+  ) {
+    throw new Error(`${command} returned an unexpected result (no "${field}" list)`);
+  }
+  return value as T;
+}

@@ -1,0 +1,79 @@
+/** Entry point: wires the server controller, the palette commands and the status bar item. */
+
+import * as vscode from "vscode";
+import type { LanguageClient } from "vscode-languageclient/node";
+import { ServerController } from "./client";
+import { Commands } from "./commands";
+import type { AnswerState } from "./common/answerView";
+import { ClientCommand } from "./common/ids";
+import { statusBarLook, type ServerState } from "./common/statusView";
+import { AnswerPanel } from "./panels";
+
+/** What the extension exports: used by its end-to-end tests, stable enough for other extensions. */
+export interface GroundlsApi {
+  /** Resolves when the server has started (or failed to). */
+  ready(): Promise<void>;
+  state(): ServerState;
+  client(): LanguageClient | undefined;
+  /** The answer panel's current state, if the panel is open. */
+  answerState(): AnswerState | undefined;
+  statusBarText(): string;
+  /** Open citation `n` of the answer shown in the panel. */
+  openCitation(n: number): Promise<vscode.TextEditor | undefined>;
+  /** The problem that keeps the server from running, if any. */
+  lastProblem(): string | undefined;
+}
+
+let controller: ServerController | undefined;
+
+export function activate(context: vscode.ExtensionContext): GroundlsApi {
+  const output = vscode.window.createOutputChannel("groundls", { log: true });
+  const server = new ServerController(output);
+  controller = server;
+  const commands = new Commands(server);
+
+  const item = vscode.window.createStatusBarItem(
+    "groundls.status",
+    vscode.StatusBarAlignment.Left,
+    10,
+  );
+  item.name = "groundls";
+  item.command = ClientCommand.status;
+  const refresh = (): void => {
+    const look = statusBarLook(server.state, server.tracker);
+    item.text = look.text;
+    item.tooltip = look.tooltip;
+    item.backgroundColor =
+      server.state === "failed"
+        ? new vscode.ThemeColor("statusBarItem.errorBackground")
+        : undefined;
+    item.show();
+  };
+  refresh();
+
+  context.subscriptions.push(
+    output,
+    server,
+    item,
+    server.onDidChangeState(refresh),
+    server.onDidChangeProgress(refresh),
+    ...commands.register(),
+  );
+
+  const started = server.start();
+  return {
+    ready: () => started.then(() => server.settled()),
+    state: () => server.state,
+    client: () => server.languageClient,
+    answerState: () => AnswerPanel.current?.state,
+    statusBarText: () => item.text,
+    openCitation: async (n) => AnswerPanel.current?.openCitation(n),
+    lastProblem: () => server.lastProblem,
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  const server = controller;
+  controller = undefined;
+  await server?.stop();
+}
