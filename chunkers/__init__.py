@@ -19,7 +19,9 @@ def chunk_file(path: str, text: str, options: ChunkOptions | None = None) -> lis
     return finalize(path, language, kind, pieces)
 
 
-def _pieces_for(path: str, language: str, kind: str, text: str, options: ChunkOptions) -> list[Piece]:
+def _pieces_for(
+    path: str, language: str, kind: str, text: str, options: ChunkOptions
+) -> list[Piece]:
     if kind == "code":
         from .code import code_pieces
 

@@ -1,0 +1,419 @@
+"""The index store: files, chunks, FTS5 terms and sqlite-vec vectors in one SQLite file.
+
+Every file is written in one transaction, so an interrupted run leaves a consistent index.
+Vectors live in one ``vec0`` table per embedding space, keyed on the chunk's integer id; the
+model that made them is recorded in ``meta`` and a model change drops that space's vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from groundls.chunkers import Chunk
+from groundls.db import connect, migrate
+from groundls.lexical import index_terms
+from groundls.results import Hit
+
+_HIT_COLUMNS = (
+    "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
+    "c.title, c.breadcrumb, c.text"
+)
+
+
+@dataclass(frozen=True)
+class SpaceInfo:
+    name: str
+    model: str
+    version: str
+    dim: int
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    path: str
+    checksum: str
+    size: int
+    mtime_ns: int
+    language: str
+    kind: str
+
+
+def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
+    return Hit(
+        chunk_id=row[1],
+        path=row[2],
+        start_line=row[3],
+        end_line=row[4],
+        kind=row[5],
+        language=row[6],
+        text_type=row[7],
+        title=row[8],
+        breadcrumb=tuple(json.loads(row[9])),
+        text=row[10],
+        score=score,
+    )
+
+
+class Store:
+    """Thread-safe access to one index file (a connection per thread, WAL mode)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        migrate(self.conn)
+
+    @property
+    def conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except Exception:  # noqa: BLE001 - closing from another thread may fail; harmless
+                    pass
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- meta and spaces ------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def ensure_space(self, info: SpaceInfo) -> bool:
+        """Create the vector table of a space; return True if an older model's vectors were dropped."""
+        key = f"space:{info.name}"
+        recorded = self.get_meta(key)
+        wanted = json.dumps({"model": info.model, "version": info.version, "dim": info.dim})
+        if recorded == wanted:
+            return False
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(f"DROP TABLE IF EXISTS vec_{info.name}")
+            conn.execute(
+                f"CREATE VIRTUAL TABLE vec_{info.name} USING vec0("
+                f"chunk integer primary key, embedding float[{info.dim}] distance_metric=cosine, "
+                "kind text, language text)"
+            )
+            if recorded is not None:
+                # Vectors of another model must not mix with new ones: re-process every file.
+                conn.execute("UPDATE files SET checksum = ''")
+            self.set_meta(key, wanted)
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+        return recorded is not None
+
+    def spaces(self) -> dict[str, dict[str, Any]]:
+        rows = self.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'space:%'").fetchall()
+        return {k.split(":", 1)[1]: json.loads(v) for k, v in rows}
+
+    # -- files ------------------------------------------------------------------------------
+
+    def file_checksums(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, checksum FROM files").fetchall())
+
+    def file_checksum(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT checksum FROM files WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def stored_vector(self, space: str, content_hash: str) -> bytes | None:
+        row = self.conn.execute(
+            f"SELECT v.embedding FROM chunks c JOIN vec_{space} v ON v.chunk = c.id "
+            "WHERE c.content_hash = ? LIMIT 1",
+            (content_hash,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def replace_file(
+        self,
+        record: FileRecord,
+        chunks: Sequence[Chunk],
+        spaces: Sequence[Sequence[str]],
+        vectors: Sequence[dict[str, bytes]],
+    ) -> None:
+        """Atomically replace a file's chunks, keyword terms and vectors."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._delete_file(record.path)
+            cur = conn.execute(
+                "INSERT INTO files(path, checksum, size, mtime_ns, language, kind, indexed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.path,
+                    record.checksum,
+                    record.size,
+                    record.mtime_ns,
+                    record.language,
+                    record.kind,
+                    time.time(),
+                ),
+            )
+            file_id = cur.lastrowid
+            for ordinal, (chunk, chunk_spaces, chunk_vectors) in enumerate(
+                zip(chunks, spaces, vectors, strict=True)
+            ):
+                cur = conn.execute(
+                    "INSERT INTO chunks(chunk_id, file_id, path, ord, start_line, end_line, language,"
+                    " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        chunk.id,
+                        file_id,
+                        chunk.path,
+                        ordinal,
+                        chunk.start_line,
+                        chunk.end_line,
+                        chunk.language,
+                        chunk.kind,
+                        chunk.text_type,
+                        chunk.title,
+                        json.dumps(list(chunk.breadcrumb), ensure_ascii=False),
+                        chunk.symbol,
+                        chunk.signature,
+                        chunk.text,
+                        chunk.content_hash,
+                        ",".join(chunk_spaces),
+                    ),
+                )
+                rowid = cur.lastrowid
+                head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb])
+                conn.execute(
+                    "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
+                    (rowid, index_terms(head), index_terms(chunk.embed_text)),
+                )
+                for space in chunk_spaces:
+                    conn.execute(
+                        f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
+                        (rowid, chunk_vectors[space], chunk.kind, chunk.language),
+                    )
+            conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+
+    def remove_file(self, path: str) -> bool:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            removed = self._delete_file(path)
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+        return removed
+
+    def _delete_file(self, path: str) -> bool:
+        conn = self.conn
+        rows = conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
+        for rowid, spaces in rows:
+            conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+            for space in filter(None, spaces.split(",")):
+                conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
+        cur = conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        return cur.rowcount > 0
+
+    def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if replace_all:
+                conn.execute("DELETE FROM skipped")
+            conn.executemany(
+                "INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)", list(skipped)
+            )
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def knn(
+        self,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        sql = f"SELECT chunk, distance FROM vec_{space} WHERE embedding MATCH ? AND k = ?"
+        params: list[Any] = [np.asarray(vector, dtype=np.float32).tobytes(), k]
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params.extend(kinds)
+        if languages:
+            sql += f" AND language IN ({','.join('?' * len(languages))})"
+            params.extend(languages)
+        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+
+    def keyword(
+        self,
+        expression: str,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        sql = (
+            "SELECT f.rowid, bm25(chunks_fts, 3.0, 1.0) AS s FROM chunks_fts f"
+            " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
+        )
+        params: list[Any] = [expression]
+        if kinds:
+            sql += f" AND c.kind IN ({','.join('?' * len(kinds))})"
+            params.extend(kinds)
+        if languages:
+            sql += f" AND c.language IN ({','.join('?' * len(languages))})"
+            params.extend(languages)
+        sql += " ORDER BY s LIMIT ?"
+        params.append(k)
+        return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
+
+    def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
+        if not rowids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.id IN ({','.join('?' * len(rowids))})",
+            list(rowids),
+        ).fetchall()
+        return {row[0]: _row_to_hit(row) for row in rows}
+
+    def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        if not rowids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT id, symbol FROM chunks WHERE id IN ({','.join('?' * len(rowids))})",
+            list(rowids),
+        ).fetchall()
+        return dict(rows)
+
+    def chunk_rowid(self, chunk_id: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return row[0] if row else None
+
+    def get_hit(self, chunk_id: str) -> Hit | None:
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.chunk_id = ?", (chunk_id,)
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_at(self, path: str, line: int) -> Hit | None:
+        """The narrowest chunk of ``path`` that contains ``line``."""
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.path = ? AND c.start_line <= ? "
+            "AND c.end_line >= ? ORDER BY (c.end_line - c.start_line) LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_vectors(self, rowid: int) -> dict[str, np.ndarray]:
+        row = self.conn.execute("SELECT space FROM chunks WHERE id = ?", (rowid,)).fetchone()
+        if not row:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for space in filter(None, row[0].split(",")):
+            vec = self.conn.execute(
+                f"SELECT embedding FROM vec_{space} WHERE chunk = ?", (rowid,)
+            ).fetchone()
+            if vec:
+                out[space] = np.frombuffer(vec[0], dtype=np.float32)
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        conn = self.conn
+        by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())
+        by_language = dict(
+            conn.execute("SELECT language, COUNT(*) FROM chunks GROUP BY language").fetchall()
+        )
+        files_by_kind = dict(
+            conn.execute("SELECT kind, COUNT(*) FROM files GROUP BY kind").fetchall()
+        )
+        skipped = dict(
+            conn.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason").fetchall()
+        )
+        lengths = [r[0] for r in conn.execute("SELECT length(text) FROM chunks").fetchall()]
+        return {
+            "files": conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+            "chunks": len(lengths),
+            "files_by_kind": files_by_kind,
+            "chunks_by_kind": by_kind,
+            "chunks_by_language": by_language,
+            "chunk_chars": _histogram(lengths),
+            "skipped": skipped,
+            "skipped_files": [
+                {"path": p, "reason": r}
+                for p, r in conn.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT 200")
+            ],
+        }
+
+    def add_history(self, record: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT INTO history(asked_at, question, answer, found, mode, model, citations, timing)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.get("asked_at", time.time()),
+                record["question"],
+                record.get("answer", ""),
+                int(bool(record.get("found"))),
+                record.get("mode", ""),
+                record.get("model", ""),
+                json.dumps(record.get("citations", []), ensure_ascii=False),
+                json.dumps(record.get("timing", {})),
+            ),
+        )
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT id, asked_at, question, answer, found, mode, model, citations, timing "
+            "FROM history ORDER BY id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [
+            {
+                "id": r[0],
+                "asked_at": r[1],
+                "question": r[2],
+                "answer": r[3],
+                "found": bool(r[4]),
+                "mode": r[5],
+                "model": r[6],
+                "citations": json.loads(r[7]),
+                "timing": json.loads(r[8]),
+            }
+            for r in rows
+        ]
+
+
+def _histogram(lengths: list[int]) -> dict[str, int]:
+    edges = [100, 250, 500, 1000, 2000, 4000]
+    out: dict[str, int] = {}
+    for n in lengths:
+        label = next((f"<{e}" for e in edges if n < e), f">={edges[-1]}")
+        out[label] = out.get(label, 0) + 1
+    return {k: out[k] for k in [*(f"<{e}" for e in edges), f">={edges[-1]}"] if k in out}
