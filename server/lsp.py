@@ -210,6 +210,16 @@ class GroundServer(LanguageServer):
                 continue
             folder.reconfigure(new, reindex=reindex)
 
+    def shutdown(self) -> None:
+        """Stop serving without waiting for pygls' stdin reader (it blocks until the pipe closes)."""
+        log.debug("stopping the transport")
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server is not None:
+            self._server.close()
+
     def stop_all(self) -> None:
         """Cancel and join every worker, close every index; safe to call twice."""
         if self.stopped:
@@ -636,7 +646,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the server until the client exits; 0 after a clean shutdown + exit."""
+    """Run the server until the client exits; the process ends with 0 after shutdown + exit.
+
+    Argument errors return 2 instead of serving.
+    """
     try:
         args = _parse_args(argv)
     except SystemExit as exc:
@@ -667,7 +680,12 @@ def main(argv: list[str] | None = None) -> int:
             server.start_io(sys.stdin.buffer, protocol_out)
     finally:
         server.stop_all()
-    return 0 if server.shutdown_requested else 1
+    code = 0 if server.shutdown_requested else 1
+    # Every index is closed and every worker joined; only pygls' stdin reader may still be
+    # blocked in read(), and it would keep the process alive until the client closes the pipe.
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -102,7 +102,8 @@ def one_object(command: str, arguments: list[Any] | tuple[Any, ...] | None) -> d
         return {}
     if len(args) > 1:
         raise ArgError(f"{command}: expected one argument, got {len(args)}. {usage(command)}")
-    if args[0] is None:
+    if args[0] is None or args[0] == []:
+        # Lua clients (Neovim) encode an empty table {} as the JSON array [].
         return {}
     if not isinstance(args[0], dict):
         raise ArgError(

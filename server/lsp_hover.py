@@ -31,7 +31,15 @@ def _escape(text: str) -> str:
 
 
 def _preview(hit: Hit) -> str:
-    text = " ".join(hit.snippet.split())
+    """First line that says something: not blank, not a Markdown heading, not the title again."""
+    text = ""
+    for line in hit.text.splitlines():
+        line = " ".join(line.split())
+        if not line or line.strip("#").strip() == hit.title or line.startswith("#"):
+            continue
+        text = line
+        break
+    text = text or " ".join(hit.snippet.split())
     if len(text) > PREVIEW_CHARS:
         text = text[: PREVIEW_CHARS - 3].rstrip() + "..."
     return text
@@ -39,9 +47,9 @@ def _preview(hit: Hit) -> str:
 
 def _label(hit: Hit) -> str:
     parts = [p for p in hit.breadcrumb if p]
-    if hit.title and (not parts or parts[-1] != hit.title):
-        parts.append(hit.title)
-    return " › ".join(parts[-3:]) if parts else hit.path
+    if parts:
+        return " › ".join(parts[-3:])
+    return hit.title or hit.path
 
 
 def _overlaps(a: Hit, path: str, start: int, end: int) -> bool:

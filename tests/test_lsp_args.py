@@ -47,6 +47,7 @@ def test_one_object_argument_is_required_shape() -> None:
     assert c.one_object(c.STATUS, None) == {}
     assert c.one_object(c.STATUS, []) == {}
     assert c.one_object(c.STATUS, [None]) == {}
+    assert c.one_object(c.STATUS, [[]]) == {}  # Neovim sends an empty Lua table as []
     with pytest.raises(c.ArgError, match="must be an object, got array"):
         c.one_object(c.SEARCH, [["q"]])
     with pytest.raises(c.ArgError, match="expected one argument, got 2"):

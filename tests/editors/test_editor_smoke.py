@@ -1,0 +1,64 @@
+"""Real editors (headless Neovim, Emacs eglot) drive `groundls serve`; skipped if not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+FIXTURE_WS = HERE.parent / "fixtures" / "lsp_ws"
+
+pytestmark = pytest.mark.slow
+
+
+def _server_cmd() -> str:
+    if os.environ.get("GROUNDLS_CMD"):
+        return os.environ["GROUNDLS_CMD"]
+    beside = Path(sys.executable).parent / "groundls"
+    return f"{beside} serve" if beside.exists() else f"{sys.executable} -m groundls.lsp"
+
+
+def _eglot_available() -> bool:
+    if shutil.which("emacs") is None:
+        return False
+    probe = subprocess.run(
+        ["emacs", "--batch", "--eval", "(progn (package-initialize) (require 'eglot))"],
+        capture_output=True,
+        timeout=60,
+    )
+    return probe.returncode == 0
+
+
+EDITORS = {
+    "neovim": (
+        lambda: shutil.which("nvim") is not None,
+        ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'smoke.lua'}"],
+    ),
+    "emacs": (_eglot_available, ["emacs", "--batch", "-l", str(HERE / "smoke.el")]),
+}
+
+
+@pytest.mark.parametrize("editor", list(EDITORS))
+def test_editor_runs_search_similar_and_hover_against_groundls_serve(
+    editor: str, tmp_path: Path
+) -> None:
+    available, argv = EDITORS[editor]
+    if not available():
+        pytest.skip(f"{editor} is not installed (tests/editors/run.sh installs it)")
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURE_WS, ws)
+    env = {
+        **os.environ,
+        "GROUNDLS_SMOKE_WS": str(ws),
+        "GROUNDLS_CMD": _server_cmd(),
+        "GROUNDLS_INDEX_DIR": str(tmp_path / "index"),
+    }
+    proc = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "PASS" in output and "Related in this workspace" in output, output
