@@ -348,6 +348,36 @@ def scrub(value: Any, folder: Folder) -> Any:
     return value
 
 
+def camel(value: Any) -> Any:
+    """snake_case keys -> camelCase, recursively (LSP-style JSON for engine dictionaries)."""
+    if isinstance(value, dict):
+        return {_camel_key(k): camel(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [camel(v) for v in value]
+    return value
+
+
+def _camel_key(key: Any) -> Any:
+    if not isinstance(key, str) or "_" not in key.strip("_"):
+        return key
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _locate(folder: Folder, record: Any) -> Any:
+    """Add ``uri`` + ``range`` to every dict that has a path and 1-based start/end lines."""
+    if isinstance(record, list):
+        return [_locate(folder, r) for r in record]
+    if not isinstance(record, dict):
+        return record
+    out = {k: _locate(folder, v) for k, v in record.items()}
+    path, start, end = out.get("path"), out.get("startLine"), out.get("endLine")
+    if isinstance(path, str) and isinstance(start, int) and isinstance(end, int):
+        out.setdefault("uri", folder.uri_for(path))
+        out.setdefault("range", lsp_range(start, end))
+    return out
+
+
 # -- the commands -------------------------------------------------------------------------------
 
 
@@ -585,14 +615,12 @@ def status(call: Call) -> dict[str, Any]:
         if folder.last_report is not None:
             entry["lastIndex"] = report_json(folder.last_report)
         if folder.engine is not None:
-            stats = scrub(folder.engine.stats(), folder)
+            stats = camel(scrub(folder.engine.stats(), folder))
             entry["files"] = stats.get("files")
             entry["chunks"] = stats.get("chunks")
             entry["model"] = stats.get("model") or stats.get("models")
             entry.update(_index_location(folder))
-            entry["stats"] = {
-                k: v for k, v in stats.items() if "path" not in k.lower() or k == "paths"
-            }
+            entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
         out.append(entry)
     return {"folders": out}
 
@@ -602,7 +630,8 @@ def history(call: Call, limit: int) -> dict[str, Any]:
     for folder in _ready(call.folders.all()):
         assert folder.engine is not None
         for record in folder.engine.history(limit=limit):
-            entries.append({"folder": folder.name, **scrub(record, folder)})
+            entry = _locate(folder, camel(scrub(record, folder)))
+            entries.append({"folder": folder.name, **entry})
     return {"entries": entries[:limit]}
 
 

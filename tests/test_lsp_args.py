@@ -192,3 +192,12 @@ def test_serve_arguments_accept_stdio_tcp_and_reject_garbage() -> None:
     assert _parse_args(["--tcp", "127.0.0.1:2087"]).tcp == "127.0.0.1:2087"
     assert main(["--tcp", "nonsense"]) == 2
     assert main(["--bogus"]) == 2
+
+
+def test_engine_dictionaries_become_camel_case() -> None:
+    record = {"created_at": "t", "citations": [{"chunk_id": "x", "start_line": 1}], "k": 1}
+    assert c.camel(record) == {
+        "createdAt": "t",
+        "citations": [{"chunkId": "x", "startLine": 1}],
+        "k": 1,
+    }

@@ -259,9 +259,8 @@ async def test_reindex_returns_counts_for_the_workspace_and_one_file(session: Se
 async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -> None:
     token = f"ask-{session.client_name}"
     session.client.progress_reports.setdefault(token, [])
-    result = await command(
-        session, "groundls.ask", {"question": "What is the standard sales tax rate?"}, token=token
-    )
+    question = "What is the standard sales tax rate?"
+    result = await command(session, "groundls.ask", {"question": question}, token=token)
     assert result["found"] is True
     assert result["mode"] in ("llm", "extractive")
     assert result["citations"]
@@ -275,8 +274,11 @@ async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
 
     history = await command(session, "groundls.history", {"limit": 5})
-    questions = [e.get("question") for e in history["entries"]]
-    assert "What is the standard sales tax rate?" in questions
+    entry = next(e for e in history["entries"] if e.get("question") == question)
+    assert entry["folder"] == session.root.name and "createdAt" in entry
+    for cite in entry["citations"]:
+        assert cite["uri"] == session.uri(cite["path"])
+        assert cite["range"]["start"]["line"] == cite["startLine"] - 1
     assert all(not p.startswith("/") for p in path_fields(history))
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -11,6 +14,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient, client_capabilities
 from test_lsp_helpers import (
     CLIENTS,
     Session,
@@ -175,3 +179,37 @@ async def test_shutdown_while_indexing_exits_cleanly_and_quickly(session: Sessio
     assert code == 0
     assert time.perf_counter() - started < 15
     assert pending.done()
+
+
+async def test_tcp_mode_serves_the_same_protocol(tmp_path: Path) -> None:
+    ws = copy_workspace(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "GROUNDLS_INDEX_DIR": str(tmp_path / "index")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "groundls.lsp", "--tcp", f"127.0.0.1:{port}", env=env
+    )
+    client = LanguageClient()
+    try:
+        for _ in range(100):
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        await client.initialize_session(
+            types.InitializeParams(capabilities=client_capabilities("neovim"), root_uri=ws.as_uri())
+        )
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="groundls.status", arguments=[{}])
+        )
+        assert result["folders"][0]["uri"] == ws.resolve().as_uri()
+        await client.shutdown_async(None)
+        client.exit(None)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await client.stop()
