@@ -275,7 +275,8 @@ async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -
 
     history = await command(session, "groundls.history", {"limit": 5})
     entry = next(e for e in history["entries"] if e.get("question") == question)
-    assert entry["folder"] == session.root.name and "createdAt" in entry
+    assert entry["folder"] == session.root.name
+    assert all("_" not in key for key in entry), entry  # camelCase like the rest
     for cite in entry["citations"]:
         assert cite["uri"] == session.uri(cite["path"])
         assert cite["range"]["start"]["line"] == cite["startLine"] - 1
