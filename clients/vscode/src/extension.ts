@@ -18,6 +18,8 @@ export interface GroundlsApi {
   /** The answer panel's current state, if the panel is open. */
   answerState(): AnswerState | undefined;
   statusBarText(): string;
+  /** The end message of the last finished indexing job the server reported. */
+  lastIndexMessage(): string | undefined;
   /** Open citation `n` of the answer shown in the panel. */
   openCitation(n: number): Promise<vscode.TextEditor | undefined>;
   /** The problem that keeps the server from running, if any. */
@@ -67,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     client: () => server.languageClient,
     answerState: () => AnswerPanel.current?.state,
     statusBarText: () => item.text,
+    lastIndexMessage: () => server.tracker.lastMessage,
     openCitation: async (n) => AnswerPanel.current?.openCitation(n),
     lastProblem: () => server.lastProblem,
   };

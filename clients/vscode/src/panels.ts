@@ -173,6 +173,7 @@ export class StatusPanel {
       nonce: makeNonce(),
       title: "groundls index status",
       body: renderStatusBody(status),
+      script: false,
     });
   }
 }

@@ -260,6 +260,8 @@ export function renderPage(opts: {
   nonce: string;
   title: string;
   body: string;
+  /** Include the panel script (citation clicks, streamed updates); off for static pages. */
+  script?: boolean;
 }): string {
   const csp = contentSecurityPolicy(opts.cspSource, opts.nonce);
   return `<!DOCTYPE html>
@@ -273,7 +275,6 @@ export function renderPage(opts: {
 </head>
 <body>
 <main id="root">${opts.body}</main>
-<script nonce="${opts.nonce}">${SCRIPT}</script>
-</body>
+${opts.script === false ? "" : `<script nonce="${opts.nonce}">${SCRIPT}</script>\n`}</body>
 </html>`;
 }

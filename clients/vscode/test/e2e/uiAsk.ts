@@ -1,0 +1,139 @@
+// Tier (b): a person's path through the UI. Command palette -> "groundls: Ask the workspace" ->
+// type a question -> the answer panel shows a citation -> click it -> the editor shows the cited
+// file at the cited line. Saves a screenshot of the answer panel (and one in the light theme).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { FrameLocator, Page } from "playwright-core";
+import { env, launchBrowser, log } from "./browser";
+
+const QUESTION = process.env.E2E_QUESTION ?? "How long does a session last before it expires?";
+
+async function waitForIndex(page: Page): Promise<void> {
+  const item = page.locator(".statusbar-item", { hasText: "groundls" }).first();
+  await item.waitFor({ timeout: 90000 });
+  const spinning = item.locator(".codicon-sync, .codicon-sync-spin, .codicon-loading");
+  const idle = item.locator(".codicon-database");
+  // Indexing may start a moment after the server is up: see it start (or give it time), then end.
+  const sawIndexing = await spinning
+    .first()
+    .waitFor({ timeout: 30000 })
+    .then(() => true)
+    .catch(() => false);
+  await idle.waitFor({ timeout: 180000 });
+  log(`status bar idle (${sawIndexing ? "after showing indexing progress" : "no progress seen"})`);
+}
+
+async function runPaletteCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await page.keyboard.type(title);
+  const row = page.locator(".quick-input-list .monaco-list-row", {
+    hasText: title.replace(/^groundls: /, ""),
+  });
+  await row.first().click({ timeout: 15000 });
+}
+
+function answerFrame(page: Page): FrameLocator {
+  return page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+}
+
+async function main(): Promise<number> {
+  const port = env("CS_PORT");
+  const workspace = env("WORKSPACE_DIR");
+  const screenshot = env("SCREENSHOT");
+  const t0 = Date.now();
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  let code = 1;
+  try {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    log(`workbench loaded in ${Date.now() - t0} ms`);
+    await waitForIndex(page);
+
+    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+    await runPaletteCommand(page, "groundls: Ask the workspace");
+    await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+    await page.keyboard.type(QUESTION);
+    await page.keyboard.press("Enter");
+    log(`asked: ${QUESTION}`);
+
+    const frame = answerFrame(page);
+    const cite = frame.locator(".answer a.cite").first();
+    await cite.waitFor({ timeout: 120000 });
+    await frame.locator(".sources a.cite").first().waitFor({ timeout: 30000 });
+    await frame.locator("footer.meta").waitFor({ timeout: 30000 });
+    const body = await frame.locator("#root").innerText();
+    log(
+      `answer panel:\n${body
+        .split("\n")
+        .map((l) => `    ${l}`)
+        .join("\n")}`,
+    );
+
+    fs.mkdirSync(path.dirname(screenshot), { recursive: true });
+    await page.screenshot({ path: screenshot });
+    log(`screenshot: ${screenshot}`);
+
+    const where = (await cite.getAttribute("title")) ?? "";
+    const m = /^(.+):(\d+)(?:-(\d+))?$/.exec(where);
+    if (!m) {
+      throw new Error(`citation link has no location title: ${where}`);
+    }
+    const [, citedPath, startText] = m;
+    const startLine = Number(startText);
+    await cite.click();
+    log(`clicked citation ${await cite.innerText()} -> ${where}`);
+
+    const basename = citedPath.split("/").pop() ?? citedPath;
+    await page
+      .locator(".tabs-container .tab.active", { hasText: basename })
+      .first()
+      .waitFor({ timeout: 30000 });
+    const selection = page.locator('[id="status.editor.selection"]');
+    await selection
+      .filter({ hasText: new RegExp(`Ln ${startLine}, Col 1\\b`) })
+      .waitFor({ timeout: 30000 });
+    log(`editor shows ${basename} with the cursor at "${(await selection.innerText()).trim()}"`);
+    const breadcrumbs = await page
+      .locator(".breadcrumbs-control")
+      .first()
+      .innerText()
+      .catch(() => "");
+    if (breadcrumbs && !breadcrumbs.replace(/\s+/g, "/").includes(basename)) {
+      throw new Error(`breadcrumbs do not show ${basename}: ${breadcrumbs}`);
+    }
+
+    const light = process.env.LIGHT_SCREENSHOT;
+    const settings = process.env.USER_SETTINGS;
+    if (light && settings) {
+      const current = JSON.parse(fs.readFileSync(settings, "utf8")) as Record<string, unknown>;
+      fs.writeFileSync(
+        settings,
+        JSON.stringify({ ...current, "workbench.colorTheme": "Default Light Modern" }, null, 2),
+      );
+      await page.locator(".monaco-workbench.vs:not(.vs-dark)").waitFor({ timeout: 30000 });
+      await page.waitForTimeout(1000);
+      await page.screenshot({ path: light });
+      log(`light theme screenshot: ${light}`);
+    }
+    code = 0;
+    log(`UI test passed in ${Date.now() - t0} ms`);
+  } catch (error) {
+    console.error("UI test FAILED:", error instanceof Error ? error.message : error);
+    await page.screenshot({ path: `${screenshot}.failed.png` }).catch(() => undefined);
+  } finally {
+    await browser.close();
+  }
+  console.log(`ui: ${code === 0 ? "1 passed, 0 failed" : "0 passed, 1 failed"}`);
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
