@@ -90,7 +90,8 @@ class GroundServer(LanguageServer):
         self.progress_tokens: dict[Any, Folder] = {}
         self.shutdown_requested = False
         self.stopped = False
-        self._answer_services: dict[str, Any] = {}
+        #: folder uri -> (the engine it was made for, AnswerService)
+        self._answer_services: dict[str, tuple[Any, Any]] = {}
         self._answer_lock = threading.Lock()
         self.log_handler = ClientLogHandler(self._send_log)
 
@@ -172,25 +173,24 @@ class GroundServer(LanguageServer):
     def answer_service(self, folder: Folder) -> Any:
         """The folder's AnswerService (created once; None when answers are not available)."""
         with self._answer_lock:
-            service = self._answer_services.get(folder.uri)
-            if service is not None and getattr(service, "_groundls_engine", None) is folder.engine:
-                return service
-            if service is not None:
-                _close_quietly(service)
+            known = self._answer_services.get(folder.uri)
+            if known is not None and known[0] is folder.engine:
+                return known[1]
+            if known is not None:  # the folder re-opened its index: start afresh
+                _close_quietly(known[1])
             try:
                 from groundls.answer import AnswerService
             except ImportError:
                 log.info("groundls.answer is not available; groundls.ask answers extractively")
                 return None
             service = AnswerService(folder.engine, self.config.answer)
-            service._groundls_engine = folder.engine
-            self._answer_services[folder.uri] = service
+            self._answer_services[folder.uri] = (folder.engine, service)
             return service
 
     def close_answer_services(self) -> None:
         with self._answer_lock:
             services, self._answer_services = list(self._answer_services.values()), {}
-        for service in services:
+        for _engine, service in services:
             _close_quietly(service)
 
     def apply_settings(self, **sources: Any) -> None:
@@ -457,10 +457,13 @@ def create_server() -> GroundServer:
             located[0].request_paths([located[1]])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def did_change_watched_files(
+    async def did_change_watched_files(
         ls: GroundServer, params: types.DidChangeWatchedFilesParams
     ) -> None:
-        _queue_file_events(ls, params.changes)
+        # Looks at the disk and the index, so off the event loop.
+        await asyncio.get_running_loop().run_in_executor(
+            ls.query_pool, _queue_file_events, ls, params.changes
+        )
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: GroundServer, params: types.WorkDoneProgressCancelParams) -> None:
@@ -598,6 +601,8 @@ def _queue_file_events(ls: GroundServer, changes: Any) -> None:
         if located is None or not located[1]:
             continue
         folder, rel = located
+        if rel == ".git" or rel.startswith(".git/") or "/.git/" in rel:
+            continue  # VCS bookkeeping: never indexed, often very busy
         path = folder.root / rel
         if path.is_dir():
             rels = [folder.rel_path(p) or "" for p in sorted(path.rglob("*"))[:5000] if p.is_file()]

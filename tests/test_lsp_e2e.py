@@ -20,6 +20,7 @@ from test_lsp_helpers import (
     path_fields,
     start_session,
     stop_session,
+    wait_for_index,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -419,3 +420,14 @@ async def test_a_burst_of_watched_changes_ends_with_the_last_state_on_disk(
         )
 
     await eventually(latest, timeout=30)
+
+
+async def test_changing_exclude_reindexes_without_those_files(session: Session) -> None:
+    tokens = len(index_tokens(session.client))
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"groundls": {"exclude": ["docs/**"]}})
+    )
+    await wait_for_index(session, tokens + 1)
+    result = await command(session, "groundls.search", {"query": "discount percentage"})
+    assert result["hits"]
+    assert all(not h["path"].startswith("docs/") for h in result["hits"])

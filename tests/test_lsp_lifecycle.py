@@ -165,6 +165,20 @@ async def _folder_count(session: Session, n: int) -> bool:
     return len(status["folders"]) == n
 
 
+async def test_cancelling_the_progress_in_the_editor_stops_indexing(session: Session) -> None:
+    write_notes(session.root, NOTES, version=4)
+    before = set(index_tokens(session.client))
+    pending = asyncio.ensure_future(command(session, "groundls.reindex", {}))
+    await eventually(lambda: _indexing_midway(session), timeout=60, every=0.05)
+    (token,) = set(index_tokens(session.client)) - before
+    begin = session.client.progress_reports[token][0]
+    assert begin.cancellable is True
+    session.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(pending, 30)
+    assert result["cancelled"] is True
+    assert session.client.progress_reports[token][-1].message.startswith("cancelled")
+
+
 async def test_shutdown_while_indexing_exits_cleanly_and_quickly(session: Session) -> None:
     write_notes(session.root, NOTES, version=3)
     pending = asyncio.ensure_future(
