@@ -78,6 +78,8 @@ class Answer:
     notice: str = ""
     #: Every excerpt shown to the model (n, location), whether cited or not.
     sources: list[Citation] = field(default_factory=list)
+    #: False when generation stopped before the model wrote any answer text.
+    answer_started: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +158,7 @@ class AnswerService:
         self._note = ""
         self._load_error = ""
         self._resolve_lock = threading.Lock()
+        self._shared = False
 
     # model resolution
 
@@ -169,9 +172,10 @@ class AnswerService:
                 self._note = note
                 if spec is not None:
                     n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
-                    self._llm = llm_mod.LocalLLM(
+                    self._llm = llm_mod.acquire_shared(
                         spec, n_ctx=n_ctx, idle_unload_s=self.config.idle_unload_s
                     )
+                    self._shared = True
                 self._resolved = True
             return self._llm
 
@@ -263,6 +267,15 @@ class AnswerService:
                 self._load_error = str(exc)
                 log.warning("answer model unavailable: %s", exc)
                 ans = self._extractive(excerpts, language, "failed", str(exc), on_token, t0)
+            else:
+                if ans.cut and not ans.answer_started and not (cancel and cancel.is_set()):
+                    # the time limit passed while the model was still reading the excerpts:
+                    # the excerpts are more useful than an empty answer
+                    why = f"no answer within the time limit of {self.config.time_limit_s:g} s"
+                    timing.update({k: v for k, v in ans.timing.items() if k != "first_token_ms"})
+                    ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
+                    ans.model = model.name
+                    ans.cut = True
         ans.sources = sources
         ans.timing = {**timing, **ans.timing}
         ans.timing["total_ms"] = _ms(t0)
@@ -383,6 +396,7 @@ class AnswerService:
             }[stats.stop_reason]
             notice = f"answer cut ({why})"
             answer_text = answer_text.rstrip() + _CUT_NOTE[language].format(why=why)
+        started = bool("".join(shown).strip())
         if timing["first_token_ms"] is None:
             timing["first_token_ms"] = _ms(t0) if answer_text else None
         return Answer(
@@ -396,6 +410,7 @@ class AnswerService:
             cut=cut,
             dropped_citations=dropped,
             notice=notice,
+            answer_started=started,
         )
 
     def _record(self, question: str, ans: Answer) -> None:
@@ -422,8 +437,14 @@ class AnswerService:
             log.warning("could not store the answer in history: %s", exc)
 
     def close(self) -> None:
-        model = self._llm
-        if model is not None:
+        with self._resolve_lock:
+            model, self._llm = self._llm, None
+            self._resolved = True
+        if model is None:
+            return
+        if self._shared:
+            llm_mod.release_shared(model)
+        else:
             model.close()
 
 

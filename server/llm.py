@@ -216,6 +216,7 @@ class LocalLLM:
         self._timer: threading.Timer | None = None
         self._closed = False
         self.last_load_ms = 0.0
+        self.extra_buffers = True
 
     @property
     def name(self) -> str:
@@ -248,18 +249,21 @@ class LocalLLM:
                 raise ModelError(
                     f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
                 ) from exc
+            extra = extra_buffers_safe(path)
             try:
-                llm = Llama(
-                    model_path=str(path),
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    n_threads_batch=self.n_threads,
-                    n_batch=512,
-                    seed=0,
-                    verbose=False,
-                )
+                with _model_params(use_extra_bufts=extra):
+                    llm = Llama(
+                        model_path=str(path),
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
+                        n_batch=512,
+                        seed=0,
+                        verbose=False,
+                    )
             except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
+            self.extra_buffers = extra
             self._formatter = _make_formatter(llm)
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
@@ -426,6 +430,140 @@ class LocalLLM:
                 return False
             llm.eval(todo[i : i + self.prefill_slice])
         return True
+
+
+# --- CPU probe ----------------------------------------------------------------------------------
+#
+# llama-cpp-python compiles llama.cpp with -march=native. On a VM whose CPU advertises AMX but
+# does not let guests use it, the AMX matrix kernels (an "extra buffer type") die with SIGILL on
+# the first prompt batch — the whole process is killed, no exception. So before the first load on
+# a machine, a child process evaluates a short batch; if it dies, models load with extra buffer
+# types disabled (slower prompt reading, but it works). The verdict is remembered per machine and
+# llama.cpp build.
+
+_PROBE = """
+import sys
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, n_batch=64, verbose=False)
+llm.eval(llm.tokenize(b"def retry_upload(path): return send(path) # probe " * 3))
+print("ok")
+"""
+_PARAMS_LOCK = threading.Lock()
+
+
+def _probe_key() -> str:
+    import platform
+
+    import llama_cpp
+
+    lib = Path(llama_cpp.__file__).parent / "lib"
+    stamp = ""
+    for name in sorted(p.name for p in lib.glob("libggml-cpu*")) if lib.is_dir() else []:
+        st = (lib / name).stat()
+        stamp += f"{name}:{st.st_size}:{int(st.st_mtime)};"
+    cpu = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                cpu = hashlib.sha256(line.encode()).hexdigest()[:16]
+                break
+    return f"{llama_cpp.__version__}|{platform.machine()}|{cpu}|{stamp}"
+
+
+def extra_buffers_safe(model_path: Path) -> bool:
+    """Whether llama.cpp's extra CPU buffer types (weight repacking, AMX) run on this machine."""
+    import subprocess
+    import sys
+
+    if os.environ.get("GROUNDLS_LLM_EXTRA_BUFFERS") in ("0", "1"):
+        return os.environ["GROUNDLS_LLM_EXTRA_BUFFERS"] == "1"
+    try:
+        key = _probe_key()
+    except Exception:  # noqa: BLE001 - no key, no probe: use the safe setting
+        return False
+    record_path = cache_dir() / "cpu_probe.json"
+    record: dict[str, bool] = {}
+    with contextlib.suppress(OSError, ValueError):
+        record = json.loads(record_path.read_text())
+    if key in record:
+        return bool(record[key])
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(model_path)],
+            capture_output=True,
+            timeout=180,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    ok = proc.returncode == 0
+    if not ok:
+        log.warning(
+            "llama.cpp's optimised CPU kernels crash on this machine (exit %s); "
+            "loading without them",
+            proc.returncode,
+        )
+    record[key] = ok
+    with contextlib.suppress(OSError):
+        record_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = record_path.with_name(record_path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record, indent=1))
+        os.replace(tmp, record_path)
+    return ok
+
+
+@contextlib.contextmanager
+def _model_params(*, use_extra_bufts: bool) -> Iterator[None]:
+    """Make Llama() build its model params with ``use_extra_bufts`` (it has no argument for it)."""
+    import llama_cpp.llama_cpp as capi
+
+    if use_extra_bufts:
+        yield
+        return
+    with _PARAMS_LOCK:
+        original = capi.llama_model_default_params
+
+        def patched() -> Any:
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        capi.llama_model_default_params = patched
+        try:
+            yield
+        finally:
+            capi.llama_model_default_params = original
+
+
+_SHARED: dict[tuple[str, str, int], tuple[LocalLLM, int]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def acquire_shared(spec: ModelSpec, *, n_ctx: int, idle_unload_s: float) -> LocalLLM:
+    """One loaded model per process for the same file and context size (multi-root workspaces
+    each get an AnswerService; they share the model). Pair with :func:`release_shared`."""
+    key = (spec.source, str(spec.path or ""), n_ctx)
+    with _SHARED_LOCK:
+        entry = _SHARED.get(key)
+        if entry is None or entry[0]._closed:
+            model = LocalLLM(spec, n_ctx=n_ctx, idle_unload_s=idle_unload_s)
+            _SHARED[key] = (model, 1)
+            return model
+        model, refs = entry
+        _SHARED[key] = (model, refs + 1)
+        return model
+
+
+def release_shared(model: LocalLLM) -> None:
+    """Drop one reference; the last one closes (unloads) the model."""
+    with _SHARED_LOCK:
+        for key, (m, refs) in list(_SHARED.items()):
+            if m is model:
+                if refs <= 1:
+                    del _SHARED[key]
+                    break
+                _SHARED[key] = (m, refs - 1)
+                return
+    model.close()
 
 
 def _make_formatter(llm: Any) -> Any:

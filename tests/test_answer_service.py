@@ -268,3 +268,18 @@ def test_prompt_sent_to_the_model_numbers_the_excerpts():
     svc.ask("where do we retry uploads?")
     user = model.messages[1]["content"]
     assert "[1] src/upload.py:10-16" in user and "[2] docs/ログ.md:1-6" in user
+
+
+def test_time_limit_before_any_answer_text_falls_back_to_labelled_excerpts():
+    class SlowToStart(FakeModel):
+        def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats):
+            time.sleep(0.2)  # still reading the prompt when the limit passes
+            stats.stop_reason = "time"
+            return
+            yield
+
+    svc, _ = service([UPLOAD], SlowToStart([]), time_limit_s=0.1)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.mode == "extractive" and ans.cut
+    assert "time limit" in ans.answer and "def retry_upload" in ans.answer
+    assert [c.n for c in ans.citations] == [1]
