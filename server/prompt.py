@@ -35,15 +35,17 @@ def detect_language(text: str) -> Language:
 
 
 def estimate_tokens(text: str) -> int:
-    """Token estimate for Qwen-style BPE: ~0.9 token per CJK char, ~3.2 chars per token else.
+    """Token estimate for Qwen-style BPE: ~0.8 token per CJK char, ~3.9 chars per token else.
 
     Used only when no model tokenizer is available (budgeting before the model is loaded).
+    Against Qwen2.5's tokenizer on the eval corpora it over-counts slightly: estimate/real is
+    1.10 median (0.88-1.24 p10-p90) on click code/docs and 1.07 (0.92-1.27) on Japanese docs.
     """
     if not text:
         return 0
     cjk = len(_CJK.findall(text))
     other = len(text) - cjk
-    return max(1, round(cjk * 0.9 + other / 3.2))
+    return max(1, round(cjk * 0.8 + other / 3.9))
 
 
 TokenCounter = Callable[[str], int]
