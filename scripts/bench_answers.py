@@ -72,6 +72,8 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
     config, _ = Config.from_dict({})
     if args.context_tokens:
         config.answer.context_tokens = args.context_tokens
+    if args.time_limit:
+        config.answer.time_limit_s = args.time_limit
     if args.extractive:
         config.answer.use_packaged_model = False
         config.answer.model_path = ""
@@ -90,6 +92,9 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         service._note = "benchmark: extractive mode"
     try:
         for q in queries:
+            model = service._llm
+            if args.no_prefix_cache and model is not None and model.loaded:
+                model._llm.reset()
             shown: list[dict[str, Any]] = []
             ans = service.ask(
                 q["query"],
@@ -190,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
     ap.add_argument("--context-tokens", type=int, default=0)
     ap.add_argument("--extractive", action="store_true")
+    ap.add_argument(
+        "--no-prefix-cache",
+        action="store_true",
+        help="clear the model's KV cache before each question (measures the prefix-cache gain)",
+    )
+    ap.add_argument("--time-limit", type=float, default=0, help="seconds (default: config)")
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)

@@ -396,6 +396,8 @@ class LocalLLM:
                     with contextlib.suppress(Exception):
                         it.close()
                     stats.generate_ms = (time.perf_counter() - t1) * 1000
+                    # tokens, not text pieces (a piece can be empty or hold several tokens)
+                    stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
             finally:
                 self._touch()
 
