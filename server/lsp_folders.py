@@ -60,6 +60,8 @@ def uri_to_path(uri: str) -> Path | None:
     if parsed.scheme != "file":
         return None
     path = unquote(parsed.path)
+    if len(path) > 2 and path[0] == "/" and path[2] == ":" and path[1].isalpha():
+        path = path[1:]  # file:///C:/x -> C:/x
     if parsed.netloc and parsed.netloc != "localhost":
         path = f"//{parsed.netloc}{path}"
     return Path(path)
