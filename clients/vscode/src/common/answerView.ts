@@ -84,6 +84,23 @@ function renderProse(text: string, citations: readonly Citation[]): string {
   return html;
 }
 
+/** A line that starts a new visual line: a heading, list item, quote or citation label. */
+const LINE_START = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|&gt;|\[\d+\]|<a class="cite)/;
+
+/**
+ * Join the lines of a paragraph as Markdown does (a newline is a space), but keep the break
+ * before headings, list items, quotes and `[n]` labels, and after a heading line.
+ */
+function joinLines(html: string): string {
+  const lines = html.split("\n");
+  let out = lines[0];
+  for (let i = 1; i < lines.length; i++) {
+    const hard = LINE_START.test(lines[i]) || /^\s*#{1,6}\s/.test(lines[i - 1]);
+    out += (hard ? "<br>" : " ") + lines[i];
+  }
+  return out;
+}
+
 /** Render answer text: paragraphs, line breaks, `code`, **bold** and clickable [n] citations. */
 export function renderAnswerText(text: string, citations: readonly Citation[]): string {
   const paragraphs = text
@@ -99,9 +116,8 @@ export function renderAnswerText(text: string, citations: readonly Citation[]): 
             ? `<code>${escapeHtml(part.slice(1, -1))}</code>`
             : renderProse(part, citations),
         )
-        .join("")
-        .replace(/\n/g, "<br>");
-      return `<p>${inner}</p>`;
+        .join("");
+      return `<p>${joinLines(inner)}</p>`;
     })
     .join("\n");
 }

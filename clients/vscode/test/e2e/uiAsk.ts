@@ -53,6 +53,17 @@ async function main(): Promise<number> {
     await waitForIndex(page);
 
     await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+    // Open a file first, as a person would: the answer panel then opens beside it.
+    await page.keyboard.press("Control+P");
+    await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+    await page.keyboard.type("session.py");
+    await page
+      .locator(".quick-input-list .monaco-list-row", { hasText: "session.py" })
+      .first()
+      .click();
+    await page
+      .locator(".tabs-container .tab.active", { hasText: "session.py" })
+      .waitFor({ timeout: 30000 });
     await runPaletteCommand(page, "groundls: Ask the workspace");
     await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
     await page.keyboard.type(QUESTION);
@@ -73,6 +84,8 @@ async function main(): Promise<number> {
     );
 
     fs.mkdirSync(path.dirname(screenshot), { recursive: true });
+    await page.mouse.move(1100, 820); // no tooltip in the picture
+    await page.waitForTimeout(500);
     await page.screenshot({ path: screenshot });
     log(`screenshot: ${screenshot}`);
 
@@ -106,15 +119,28 @@ async function main(): Promise<number> {
     }
 
     const light = process.env.LIGHT_SCREENSHOT;
-    const settings = process.env.USER_SETTINGS;
-    if (light && settings) {
-      const current = JSON.parse(fs.readFileSync(settings, "utf8")) as Record<string, unknown>;
-      fs.writeFileSync(
-        settings,
-        JSON.stringify({ ...current, "workbench.colorTheme": "Default Light Modern" }, null, 2),
-      );
-      await page.locator(".monaco-workbench.vs:not(.vs-dark)").waitFor({ timeout: 30000 });
+    if (light) {
+      // The panel follows the theme through VS Code's CSS variables: switch to a light theme.
+      await runPaletteCommand(page, "Preferences: Color Theme");
+      await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+      await page.keyboard.type("Light Modern");
+      await page
+        .locator(".quick-input-list .monaco-list-row", { hasText: "Light Modern" })
+        .first()
+        .click();
+      await page.locator(".monaco-workbench.vs").waitFor({ timeout: 30000 });
+      await page.mouse.move(1100, 820);
       await page.waitForTimeout(1000);
+      // A string, because this runs in the page (no DOM types here).
+      const color = String(
+        await answerFrame(page)
+          .locator("body")
+          .evaluate("getComputedStyle(document.body).backgroundColor"),
+      );
+      log(`light theme: answer panel background ${color}`);
+      if (!/rgb\((2[0-9]{2}), (2[0-9]{2}), (2[0-9]{2})\)/.test(color)) {
+        throw new Error(`the answer panel did not follow the light theme (background ${color})`);
+      }
       await page.screenshot({ path: light });
       log(`light theme screenshot: ${light}`);
     }

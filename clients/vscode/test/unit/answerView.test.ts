@@ -67,8 +67,20 @@ describe("renderAnswerText", () => {
     assert.match(html, /<code>&lt;b&gt;<\/code>/);
   });
 
-  it("keeps paragraphs and line breaks", () => {
-    assert.equal(renderAnswerText("a\nb\n\n\nc", []), "<p>a<br>b</p>\n<p>c</p>");
+  it("keeps paragraphs and joins soft-wrapped lines as Markdown does", () => {
+    assert.equal(renderAnswerText("a\nb\n\n\nc", []), "<p>a b</p>\n<p>c</p>");
+  });
+
+  it("keeps line breaks before headings, list items and [n] labels, and after headings", () => {
+    const html = renderAnswerText(
+      "intro\n[1] a.md:1\n# Title\nbody wraps\nhere\n- item\n2. next\n> quote",
+      citations,
+    );
+    assert.match(html, /^<p>intro<br><a class="cite"/);
+    assert.match(
+      html,
+      /\[1\]<\/a> a\.md:1<br># Title<br>body wraps here<br>- item<br>2\. next<br>&gt; quote/,
+    );
   });
 
   it("does not turn [n] inside inline code into a link", () => {
