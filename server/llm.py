@@ -28,6 +28,8 @@ PACKAGED_PARTS = 22
 PACKAGED_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 PACKAGED_SIZE = 1_117_320_768
 INSTALL_HINT = "bash scripts/install_llm.sh"
+#: Target seconds per prompt-evaluation slice (bounds the delay before cancel takes effect).
+PREFILL_SLICE_S = 0.4
 
 
 class ModelError(RuntimeError):
@@ -203,7 +205,7 @@ class LocalLLM:
         n_ctx: int = 2048,
         n_threads: int | None = None,
         idle_unload_s: float = 600.0,
-        prefill_slice: int = 64,
+        prefill_slice: int = 32,
     ) -> None:
         self.spec = spec
         self.n_ctx = n_ctx
@@ -423,14 +425,25 @@ class LocalLLM:
             llm.n_tokens = common
         stats.reused_tokens = common
         todo = tokens[common:-1]
-        for i in range(0, len(todo), self.prefill_slice):
+        # Slices sized to take about PREFILL_SLICE_S each (measured as we go): big enough for
+        # efficient batched matmuls on an idle machine, small enough that cancel and the time
+        # limit act within about half a second on a busy one.
+        size = self.prefill_slice
+        i = 0
+        while i < len(todo):
             if cancel is not None and cancel.is_set():
                 stats.stop_reason = "cancel"
                 return False
             if deadline is not None and time.monotonic() > deadline:
                 stats.stop_reason = "time"
                 return False
-            llm.eval(todo[i : i + self.prefill_slice])
+            piece = todo[i : i + size]
+            t0 = time.perf_counter()
+            llm.eval(piece)
+            took = time.perf_counter() - t0
+            i += len(piece)
+            rate = len(piece) / max(took, 1e-3)
+            size = int(min(256, max(8, rate * PREFILL_SLICE_S)))
         return True
 
 

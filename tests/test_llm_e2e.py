@@ -42,7 +42,8 @@ def engine(workspace, index_dir):
     from groundls.config import Config
     from groundls.engine import Engine
 
-    config, _ = Config.from_dict({})
+    # answer quality must not depend on how busy the test machine is: a generous time limit
+    config, _ = Config.from_dict({"answer": {"timeLimitS": 600}})
     eng = Engine.open(workspace, config, index_dir)
     eng.index()
     yield eng
@@ -119,26 +120,46 @@ def test_cancel_after_the_first_token_stops_generation_promptly(service):
 
 def test_cancel_while_the_prompt_is_read_returns_within_a_second_or_two(service):
     cancel = threading.Event()
-    timer = threading.Timer(0.3, cancel.set)
-    # a new question in a different language so the prompt cache cannot answer instantly
-    timer.start()
-    t0 = time.monotonic()
-    ans = service.ask("キャッシュはどうやって削除しますか？", cancel=cancel)
-    elapsed = time.monotonic() - t0
-    timer.cancel()
-    assert ans.cut
-    assert elapsed < 3.0
+    cancelled_at: list[float] = []
+
+    def fire() -> None:
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
+    def on_sources(_: list) -> None:
+        # the model starts reading the excerpts right after this; cancel a moment later
+        threading.Timer(0.5, fire).start()
+
+    tokens: list[str] = []
+    ans = service.ask(
+        "キャッシュはどうやって削除しますか？",
+        on_sources=on_sources,
+        on_token=tokens.append,
+        cancel=cancel,
+    )
+    done = time.monotonic()
+    assert cancelled_at and ans.cut
+    assert tokens == [] or ans.timing["generated_tokens"] <= 3
+    assert done - cancelled_at[0] < 2.0
 
 
-def test_cli_ask_json_and_history(workspace, index_dir, service):
+@pytest.fixture(scope="module")
+def cli_config(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cfg") / "groundls.json"
+    path.write_text(json.dumps({"answer": {"timeLimitS": 600}}))
+    return str(path)
+
+
+def test_cli_ask_json_and_history(workspace, index_dir, service, cli_config):
     env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
     cmd = [sys.executable, "-m", "groundls.cli", "ask", "--workspace", str(workspace), "--json"]
+    cmd += ["--config", cli_config]
     out = subprocess.run(
         [*cmd, "Where do we retry failed uploads?"],
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=900,
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -157,7 +178,7 @@ def test_cli_ask_json_and_history(workspace, index_dir, service):
     assert any(r["question"] == "Where do we retry failed uploads?" for r in records)
 
 
-def test_cli_ask_streams_text_then_lists_sources(workspace, index_dir, service):
+def test_cli_ask_streams_text_then_lists_sources(workspace, index_dir, service, cli_config):
     env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
     proc = subprocess.Popen(
         [
@@ -167,6 +188,8 @@ def test_cli_ask_streams_text_then_lists_sources(workspace, index_dir, service):
             "ask",
             "--workspace",
             str(workspace),
+            "--config",
+            cli_config,
             "ログレベルはどこで変更しますか？",
         ],
         stdout=subprocess.PIPE,
@@ -177,7 +200,7 @@ def test_cli_ask_streams_text_then_lists_sources(workspace, index_dir, service):
     reads: list[bytes] = []
     while chunk := proc.stdout.read1(65536):
         reads.append(chunk)
-    proc.wait(timeout=300)
+    proc.wait(timeout=900)
     text = b"".join(reads).decode()
     assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
     assert len(reads) > 2, "the answer was not streamed"
