@@ -141,7 +141,14 @@ class GroundServer(LanguageServer):
         from groundls.engine import Engine
 
         started = time.perf_counter()
-        engine = Engine.open(root, config=config, index_dir=self.index_dir)
+        try:
+            engine = Engine.open(root, config=config, index_dir=self.index_dir)
+        except Exception as exc:
+            self.show(
+                types.MessageType.Error,
+                f"groundls: cannot open the index for {root.name}: {type(exc).__name__}: {exc}",
+            )
+            raise
         log.info("opened index for %s in %.2f s", root.name, time.perf_counter() - started)
         return engine
 
@@ -280,9 +287,8 @@ class GroundServer(LanguageServer):
             raise
         except Exception as exc:
             log.exception("%s failed", name)
-            raise JsonRpcException(
-                message=f"{name} failed: {type(exc).__name__}: {exc}", code=NOT_FOUND
-            ) from None
+            why = str(exc) if type(exc) is RuntimeError else f"{type(exc).__name__}: {exc}"
+            raise JsonRpcException(message=f"{name} failed: {why}", code=NOT_FOUND) from None
         finally:
             if msg_id is not None:
                 self.protocol.cancel_events.pop(msg_id, None)

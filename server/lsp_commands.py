@@ -396,11 +396,15 @@ class Call:
 def _indexing_note(folders: list[Folder]) -> dict[str, Any]:
     busy = [f for f in folders if f.indexing]
     out: dict[str, Any] = {"indexing": bool(busy)}
+    notes = []
     if busy:
-        out["message"] = (
+        notes.append(
             "; ".join(f.progress_message() for f in busy)
             + " - results come from what is indexed so far."
         )
+    notes += [f"{f.name} has no index: {f.last_error}" for f in folders if f.state == "error"]
+    if notes:
+        out["message"] = " ".join(notes)
     return out
 
 
@@ -410,6 +414,17 @@ def _ready(folders: list[Folder], wait_s: float = 0.0) -> list[Folder]:
     for folder in folders:
         folder.opened.wait(max(0.0, deadline - time.monotonic()))
     return [f for f in folders if f.engine is not None]
+
+
+def _ready_or_fail(folders: list[Folder], wait_s: float = 2.0) -> list[Folder]:
+    """Like :func:`_ready`, but an error when no index can be opened at all."""
+    ready = _ready(folders, wait_s)
+    broken = [f for f in folders if f.state == "error"]
+    if not ready and broken:
+        raise RuntimeError(
+            "no index is available: " + "; ".join(f"{f.name}: {f.last_error}" for f in broken)
+        )
+    return ready
 
 
 def no_folders() -> ArgError:
@@ -422,7 +437,7 @@ def search(call: Call, args: SearchArgs) -> dict[str, Any]:
         raise no_folders()
     k = args.filters.k or call.default_k
     hits: list[tuple[Folder, Hit]] = []
-    for folder in _ready(folders, wait_s=2.0):
+    for folder in _ready_or_fail(folders):
         assert folder.engine is not None
         found = folder.engine.search(
             args.query,
@@ -437,7 +452,7 @@ def search(call: Call, args: SearchArgs) -> dict[str, Any]:
 
 
 def _find_chunk(call: Call, chunk_id: str) -> tuple[Folder, Hit]:
-    for folder in _ready(call.folders.all(), wait_s=2.0):
+    for folder in _ready_or_fail(call.folders.all()):
         assert folder.engine is not None
         hit = folder.engine.get_chunk(chunk_id)
         if hit is not None:

@@ -19,6 +19,7 @@ from test_lsp_helpers import (
     CLIENTS,
     Session,
     command,
+    command_error,
     copy_workspace,
     eventually,
     index_tokens,
@@ -227,3 +228,33 @@ async def test_tcp_mode_serves_the_same_protocol(tmp_path: Path) -> None:
             proc.kill()
             await proc.wait()
         await client.stop()
+
+
+@pytest.mark.parametrize("client_name", CLIENTS)
+async def test_an_index_that_cannot_be_opened_is_reported_not_fatal(
+    client_name: str, tmp_path: Path
+) -> None:
+    ws = copy_workspace(tmp_path)
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("the index directory is a file\n")
+    s = await start_session(client_name, [ws], blocker, wait=False)
+    try:
+        errors = await eventually(
+            lambda: _async_value(
+                [m for m in s.client.messages if m.type == types.MessageType.Error]
+            ),
+            timeout=60,
+        )
+        assert "cannot open the index for lsp_ws" in errors[0].message
+        status = await command(s, "groundls.status", {})
+        assert status["folders"][0]["state"] == "error"
+        assert status["folders"][0]["lastError"]
+        error = await command_error(s, "groundls.search", [{"query": "invoice"}])
+        assert error.code == -32803
+        assert error.message.startswith("groundls.search failed: no index is available: lsp_ws")
+    finally:
+        assert await stop_session(s) == 0
+
+
+async def _async_value(value):
+    return value
