@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,15 @@ from groundls.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
 
 EMBED_BATCH = 64
 CANDIDATES = 50
+#: Doc hits widen to their whole section when it spans at most this many lines.
+SECTION_LINES = 60
+
+#: How much each embedding space's list counts in the fusion, by the script of the query.
+#: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
+SPACE_WEIGHTS = {
+    "latin": {"minilm": 1.0, "use": 0.3},
+    "cjk": {"minilm": 1.0, "use": 1.0},
+}
 
 
 class InvalidChunkId(ValueError):
@@ -315,12 +324,16 @@ class Engine:
         candidates = CANDIDATES * (4 if paths else 1)
         lists: list[RankedList] = []
         best_similarity = 0.0
+        script = "cjk" if is_cjk(query) else "latin"
         for space in self.policy.all_spaces:
+            weight = cfg.vector_weight * SPACE_WEIGHTS[script].get(space, 1.0)
+            if weight <= 0:
+                continue
             vector = self._query_vector(space, query)
             found = self.store.knn(space, vector, candidates, kinds, languages)
             if found:
                 best_similarity = max(best_similarity, 1.0 - found[0][1])
-            lists.append(RankedList(f"vector:{space}", cfg.vector_weight, [r for r, _ in found]))
+            lists.append(RankedList(f"vector:{space}", weight, [r for r, _ in found]))
         terms = query_terms(query)
         keyword_weight = cfg.keyword_weight * (2.0 if looks_like_identifier(query) else 1.0)
         if terms:
@@ -329,6 +342,9 @@ class Engine:
         scores = rrf(lists)
         if not scores:
             return []
+        exact_identifier = looks_like_identifier(query) and bool(lists[-1].ids if terms else [])
+        if best_similarity < cfg.min_similarity and not exact_identifier:
+            return []  # nothing is close enough: say so rather than return noise
         identifiers = query_identifiers(query)
         if identifiers:
             symbols = self.store.symbols_by_rowid(list(scores))
@@ -338,10 +354,21 @@ class Engine:
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)
         hits = self.store.hits_by_rowid(ordered[: max(candidates, k * 8)])
         ranked = [(r, hits[r].path) for r in ordered if r in hits and _path_ok(hits[r].path, paths)]
-        kept = cap_per_file(ranked, cfg.max_per_file)[:k]
-        if cfg.min_score and best_similarity < cfg.min_score and not terms:
-            return []
-        return [_with_score(hits[r], scores[r]) for r in kept]
+        merged = merge_adjacent([_with_score(hits[r], scores[r]) for r, _ in ranked])
+        if SECTION_LINES:
+            merged = merge_adjacent([self._expand_section(h) for h in merged])
+        by_id = {h.chunk_id: h for h in merged}
+        kept = cap_per_file([(h.chunk_id, h.path) for h in merged], cfg.max_per_file)[:k]
+        return [by_id[c] for c in kept]
+
+    def _expand_section(self, hit: Hit) -> Hit:
+        """A doc hit reports its whole section when the section is short (small-to-big)."""
+        if hit.kind != "doc" or not hit.breadcrumb:
+            return hit
+        start, end = self.store.section_span(hit.path, hit.breadcrumb)
+        if end - start + 1 > SECTION_LINES or (start, end) == (hit.start_line, hit.end_line):
+            return hit
+        return replace(hit, start_line=min(start, hit.start_line), end_line=max(end, hit.end_line))
 
     def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
         """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
@@ -403,6 +430,36 @@ class Engine:
         self.store.close()
 
 
+def merge_adjacent(hits: list[Hit], gap: int = 2, max_lines: int = 80) -> list[Hit]:
+    """Fold a hit into a better-ranked one from the same section when their lines touch.
+
+    Parts of one split function or one long section then come back as one located hit
+    instead of crowding the list with neighbours.
+    """
+    out: list[Hit] = []
+    for hit in hits:
+        for i, kept in enumerate(out):
+            if (
+                kept.path == hit.path
+                and kept.breadcrumb == hit.breadcrumb
+                and hit.start_line <= kept.end_line + gap
+                and kept.start_line <= hit.end_line + gap
+                and max(kept.end_line, hit.end_line) - min(kept.start_line, hit.start_line)
+                < max_lines
+            ):
+                first, second = (kept, hit) if kept.start_line <= hit.start_line else (hit, kept)
+                out[i] = replace(
+                    kept,
+                    start_line=min(kept.start_line, hit.start_line),
+                    end_line=max(kept.end_line, hit.end_line),
+                    text=first.text + "\n" + second.text,
+                )
+                break
+        else:
+            out.append(hit)
+    return out
+
+
 def _path_ok(path: str, globs: Sequence[str] | None) -> bool:
     if not globs:
         return True
@@ -418,6 +475,4 @@ def _overlaps(a: Hit, b: Hit) -> bool:
 
 
 def _with_score(hit: Hit, score: float) -> Hit:
-    from dataclasses import replace
-
     return replace(hit, score=round(score, 6))

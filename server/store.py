@@ -21,6 +21,9 @@ from groundls.db import connect, migrate
 from groundls.lexical import index_terms
 from groundls.results import Hit
 
+#: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
+HEAD_WEIGHT = 3.0
+
 _HIT_COLUMNS = (
     "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
     "c.title, c.breadcrumb, c.text"
@@ -281,7 +284,7 @@ class Store:
         languages: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
         sql = (
-            "SELECT f.rowid, bm25(chunks_fts, 3.0, 1.0) AS s FROM chunks_fts f"
+            f"SELECT f.rowid, bm25(chunks_fts, {HEAD_WEIGHT}, 1.0) AS s FROM chunks_fts f"
             " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
         )
         params: list[Any] = [expression]
@@ -312,6 +315,13 @@ class Store:
             list(rowids),
         ).fetchall()
         return dict(rows)
+
+    def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT MIN(start_line), MAX(end_line) FROM chunks WHERE path = ? AND breadcrumb = ?",
+            (path, json.dumps(list(breadcrumb), ensure_ascii=False)),
+        ).fetchone()
+        return (row[0] or 0, row[1] or 0)
 
     def chunk_rowid(self, chunk_id: str) -> int | None:
         row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
