@@ -17,6 +17,8 @@ export interface AnswerState {
   error?: string;
   startedAt: number;
   elapsedMs?: number;
+  /** How many streamed text updates arrived before the result. */
+  streamed: number;
 }
 
 /** What the server sends on the ask request's work-done token. */
@@ -29,7 +31,7 @@ export interface ProgressValue {
 const STATUS_NOTE = /^Found \d+ source\(s\)/;
 
 export function startAnswer(question: string, now: number): AnswerState {
-  return { question, phase: "asking", text: "", startedAt: now };
+  return { question, phase: "asking", text: "", startedAt: now, streamed: 0 };
 }
 
 /** Fold one `$/progress` value into the state: reports carry the whole answer so far. */
@@ -43,7 +45,13 @@ export function applyProgress(state: AnswerState, value: ProgressValue): AnswerS
   if (STATUS_NOTE.test(value.message)) {
     return { ...state, note: value.message };
   }
-  return { ...state, phase: "streaming", text: value.message, note: undefined };
+  return {
+    ...state,
+    phase: "streaming",
+    text: value.message,
+    note: undefined,
+    streamed: state.streamed + 1,
+  };
 }
 
 export function finishAnswer(state: AnswerState, result: AskResult, now: number): AnswerState {
@@ -172,6 +180,10 @@ export function renderMeta(result: AskResult | undefined, elapsedMs?: number): s
   return `<footer class="meta">${parts.map(escapeHtml).join(" · ")}</footer>`;
 }
 
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** The panel's inner HTML for a state. */
 export function renderAnswerBody(state: AnswerState): string {
   const out: string[] = [`<h1 class="question">${escapeHtml(state.question)}</h1>`];
@@ -201,8 +213,10 @@ export function renderAnswerBody(state: AnswerState): string {
       );
     }
     out.push(`<div class="answer">${renderAnswerText(state.result.answer, citations)}</div>`);
-    if (state.result.cut) {
-      out.push(`<p class="hint">The answer was cut short by the time limit.</p>`);
+    if (state.result.mode === "llm" && state.result.notice) {
+      out.push(`<p class="hint">${escapeHtml(capitalize(state.result.notice))}.</p>`);
+    } else if (state.result.mode === "llm" && state.result.cut) {
+      out.push(`<p class="hint">The answer was cut short.</p>`);
     }
   }
   if (state.result?.indexing) {

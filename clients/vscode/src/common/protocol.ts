@@ -55,6 +55,8 @@ export interface AskResult {
   language?: string | null;
   timing?: Record<string, number>;
   cut?: boolean;
+  /** Why an answer is not a full generated one ("answer cut (time limit 30 s)"). */
+  notice?: string;
   indexing?: boolean;
   message?: string;
 }

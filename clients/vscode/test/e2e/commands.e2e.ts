@@ -183,6 +183,7 @@ suite("groundls in the VS Code extension host", () => {
     assert.ok(result.citations.length > 0, "has citations");
     const state = api.answerState();
     assert.equal(state?.phase, "done");
+    assert.ok((state?.streamed ?? 0) >= 1, "the answer text streamed in through $/progress");
     assert.equal(state?.result?.citations.length, result.citations.length);
     const cited = result.citations.find((c) => c.path === "docs/sessions.md");
     assert.ok(cited, `cites docs/sessions.md: ${result.citations.map((c) => c.path).join(", ")}`);
@@ -308,6 +309,51 @@ suite("groundls in the VS Code extension host", () => {
     assert.ok(
       result.hits.slice(0, 3).some((h) => h.path === "src/retry.ts"),
       `top hits: ${result.hits.map((h) => h.path).join(", ")}`,
+    );
+  });
+
+  test("a missing or failing server gives an actionable message, then recovers", async () => {
+    const config = vscode.workspace.getConfiguration("groundls");
+    const interpreter = config.inspect<string>("interpreter")?.globalValue;
+    try {
+      await config.update(
+        "interpreter",
+        "/nonexistent/bin/python3",
+        vscode.ConfigurationTarget.Global,
+      );
+      await vscode.commands.executeCommand("groundls.client.restart");
+      assert.equal(api.state(), "failed");
+      assert.match(
+        api.lastProblem() ?? "",
+        /groundls\.interpreter is set to "\/nonexistent\/bin\/python3", which does not exist.*pip install/,
+      );
+      assert.equal(api.statusBarText(), "$(error) groundls");
+      const hit = await vscode.commands.executeCommand("groundls.client.search", {
+        query: "session",
+      });
+      assert.equal(hit, undefined, "commands report the problem instead of hanging");
+
+      await config.update("interpreter", undefined, vscode.ConfigurationTarget.Global);
+      await config.update("serverPath", "/bin/false", vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand("groundls.client.restart");
+      assert.equal(api.state(), "failed");
+      assert.match(
+        api.lastProblem() ?? "",
+        /failed to start \(\/bin\/false serve \(from groundls\.serverPath\)\)/,
+      );
+    } finally {
+      await config.update("serverPath", undefined, vscode.ConfigurationTarget.Global);
+      await config.update("interpreter", interpreter, vscode.ConfigurationTarget.Global);
+    }
+    await vscode.commands.executeCommand("groundls.client.restart");
+    assert.equal(api.state(), "running", `recovered (problem: ${api.lastProblem() ?? "none"})`);
+    await waitFor(
+      "search after recovery",
+      async () => {
+        const r = await serverSearch("session");
+        return r.hits.length > 0 ? r : undefined;
+      },
+      60000,
     );
   });
 

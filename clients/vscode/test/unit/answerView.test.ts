@@ -126,6 +126,7 @@ describe("answer states", () => {
     state = applyProgress(state, { kind: "report", message: "Sessions expire" });
     assert.equal(state.phase, "streaming");
     assert.equal(state.text, "Sessions expire");
+    assert.equal(state.streamed, 2);
     assert.match(renderAnswerBody(state), /class="answer streaming"><p>Sessions expire<\/p>/);
   });
 
@@ -168,6 +169,19 @@ describe("answer states", () => {
     );
     assert.match(body, /<span class="badge">extractive<\/span>/);
     assert.match(body, /Indexing is still in progress/);
+  });
+
+  it("says why a generated answer was cut, but not for extractive answers", () => {
+    const cut = { ...answer, cut: true, notice: "answer cut (time limit 30 s)" };
+    assert.match(
+      renderAnswerBody(finishAnswer(startAnswer("q", 0), cut, 10)),
+      /<p class="hint">Answer cut \(time limit 30 s\)\.<\/p>/,
+    );
+    const extractive = { ...cut, mode: "extractive" };
+    assert.equal(
+      renderAnswerBody(finishAnswer(startAnswer("q", 0), extractive, 10)).includes("Answer cut"),
+      false,
+    );
   });
 
   it("shows errors escaped in an alert", () => {
