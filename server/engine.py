@@ -37,8 +37,10 @@ SECTION_LINES = 60
 #: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
 SPACE_WEIGHTS = {
     "latin": {"minilm": 1.0, "use": 0.3},
-    "cjk": {"minilm": 1.0, "use": 1.0},
+    "cjk": {"minilm": 0.5, "use": 1.0},
 }
+#: Extra weight, for Latin-script queries, of the chunks only this space holds.
+UNIQUE_BOOST = {"use": 1.0}
 
 
 class InvalidChunkId(ValueError):
@@ -103,6 +105,7 @@ class Engine:
         self._embedders: dict[str, Embedder] = dict(embedders or {})
         self._query: dict[str, CachedQueryEmbedder] = {}
         self._write_lock = threading.Lock()
+        self._model_lock = threading.Lock()
         self._indexing = 0
         self.last_error: str | None = None
         self.progress: IndexProgress | None = None
@@ -126,9 +129,10 @@ class Engine:
     # -- models ------------------------------------------------------------------------------
 
     def embedder(self, space: str) -> Embedder:
-        if space not in self._embedders:
-            self._embedders[space] = load_embedder(space)
-        return self._embedders[space]
+        with self._model_lock:
+            if space not in self._embedders:
+                self._embedders[space] = load_embedder(space)
+            return self._embedders[space]
 
     def _ensure_spaces(self) -> None:
         if self._spaces_ready:
@@ -139,9 +143,12 @@ class Engine:
         self._spaces_ready = True
 
     def _query_vector(self, space: str, text: str) -> np.ndarray:
-        if space not in self._query:
-            self._query[space] = CachedQueryEmbedder(self.embedder(space))
-        return self._query[space].embed_one(text)
+        embedder = self.embedder(space)
+        with self._model_lock:
+            if space not in self._query:
+                self._query[space] = CachedQueryEmbedder(embedder)
+            cached = self._query[space]
+        return cached.embed_one(text)
 
     # -- indexing ----------------------------------------------------------------------------
 
@@ -226,6 +233,8 @@ class Engine:
         done = 0
 
         def tick(path: str) -> None:
+            nonlocal done
+            done += 1
             self.progress = IndexProgress(done, total, path, report.chunks, report.embedded)
             if progress:
                 progress(self.progress)
@@ -239,13 +248,11 @@ class Engine:
                 skipped.append(text)
                 if self.store.remove_file(file.path):
                     report.files_removed += 1
-                done += 1
                 tick(file.path)
                 continue
             checksum = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
             if stored.get(file.path) == checksum:
                 report.files_unchanged += 1
-                done += 1
                 tick(file.path)
                 continue
             try:
@@ -253,22 +260,22 @@ class Engine:
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 report.errors.append(f"{file.path}: chunking failed: {exc}")
                 skipped.append(Skipped(file.path, "chunker-error"))
-                done += 1
+                tick(file.path)
                 continue
             pending.append((file, checksum, chunks))
             pending_chunks += len(chunks)
             if pending_chunks >= EMBED_BATCH:
-                done += self._flush(pending, report, tick)
+                self._flush(pending, report, tick)
                 pending, pending_chunks = [], 0
         if pending:
-            done += self._flush(pending, report, tick)
+            self._flush(pending, report, tick)
 
     def _flush(
         self,
         pending: list[tuple[WorkspaceFile, str, list[Chunk]]],
         report: IndexReport,
         tick: Callable[[str], None],
-    ) -> int:
+    ) -> None:
         """Embed what has no stored vector yet, then write each file in its own transaction."""
         found: dict[tuple[str, str], bytes] = {}
         missing: dict[str, dict[str, str]] = {}
@@ -302,7 +309,6 @@ class Engine:
             report.files_indexed += 1
             report.chunks += len(chunks)
             tick(file.path)
-        return len(pending)
 
     # -- search ------------------------------------------------------------------------------
 
@@ -334,6 +340,12 @@ class Engine:
             if found:
                 best_similarity = max(best_similarity, 1.0 - found[0][1])
             lists.append(RankedList(f"vector:{space}", weight, [r for r, _ in found]))
+            if script == "latin" and space in UNIQUE_BOOST:
+                # What only this space holds (Japanese prose) has no MiniLM list to rank it:
+                # give those chunks a full-weight list so English questions reach Japanese docs.
+                only_here = self.store.rowids_only_in(space, [r for r, _ in found])
+                unique = [r for r, _ in found if r in only_here]
+                lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
         terms = query_terms(query)
         keyword_weight = cfg.keyword_weight * (2.0 if looks_like_identifier(query) else 1.0)
         if terms:

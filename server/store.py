@@ -323,6 +323,16 @@ class Store:
         ).fetchone()
         return (row[0] or 0, row[1] or 0)
 
+    def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
+        """The chunks among ``rowids`` embedded in ``space`` and in no other space."""
+        if not rowids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT id FROM chunks WHERE space = ? AND id IN ({','.join('?' * len(rowids))})",
+            [space, *rowids],
+        ).fetchall()
+        return {r[0] for r in rows}
+
     def chunk_rowid(self, chunk_id: str) -> int | None:
         row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
         return row[0] if row else None
