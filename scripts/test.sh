@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: lint, unit + end-to-end tests (real models, real language
+# server over stdio), real-editor smoke tests (Neovim, Emacs eglot) and the VS Code extension
+# (static checks, unit tests, code-server extension host + Chromium UI test).
+# Run scripts/install.sh first. Installs the editors and npm packages it needs itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO="$(pwd)"
+export PATH="$REPO/.venv/bin:$PATH"
+export GROUNDLS_INDEX_DIR="${GROUNDLS_INDEX_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/groundls-test-index.XXXXXX")}"
+
+echo "== ruff"
+ruff check server chunkers tests scripts
+ruff format --check server chunkers tests scripts
+
+echo "== real editors: Neovim and Emacs eglot"
+GROUNDLS_CMD="$REPO/.venv/bin/groundls serve" bash tests/editors/run.sh
+
+echo "== VS Code extension: static checks and unit tests"
+bash clients/vscode/scripts/check.sh
+
+echo "== VS Code extension: real extension host (code-server) and Chromium UI"
+GROUNDLS_PYTHON="$REPO/.venv/bin/python" bash clients/vscode/scripts/e2e.sh
+
+echo "== pytest"
+python -m pytest -ra
