@@ -39,6 +39,9 @@ SPACE_WEIGHTS = {
     "latin": {"minilm": 1.0, "use": 0.3},
     "cjk": {"minilm": 0.5, "use": 1.0},
 }
+#: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
+#: ranking beat USE-only (nDCG@10 0.72 vs 0.66), and 1.5x gave the best fusion.
+KEYWORD_BOOST = {"latin": 1.0, "cjk": 1.5}
 #: Extra weight, for Latin-script queries, of the chunks only this space holds.
 UNIQUE_BOOST = {"use": 1.0}
 
@@ -347,7 +350,9 @@ class Engine:
                 unique = [r for r, _ in found if r in only_here]
                 lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
         terms = query_terms(query)
-        keyword_weight = cfg.keyword_weight * (2.0 if looks_like_identifier(query) else 1.0)
+        keyword_weight = cfg.keyword_weight * KEYWORD_BOOST[script]
+        if looks_like_identifier(query):
+            keyword_weight *= 2.0
         if terms:
             found_kw = self.store.keyword(match_expression(terms), candidates, kinds, languages)
             lists.append(RankedList("keyword", keyword_weight, [r for r, _ in found_kw]))
