@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import { ServerController } from "./client";
 import { Commands } from "./commands";
-import type { AnswerState } from "./common/answerView";
+import { renderAnswerBody, type AnswerState } from "./common/answerView";
 import { ClientCommand } from "./common/ids";
 import { statusBarLook, type ServerState } from "./common/statusView";
 import { AnswerPanel } from "./panels";
@@ -17,6 +17,8 @@ export interface GroundlsApi {
   client(): LanguageClient | undefined;
   /** The answer panel's current state, if the panel is open. */
   answerState(): AnswerState | undefined;
+  /** The HTML the answer panel shows for that state. */
+  answerHtml(): string | undefined;
   statusBarText(): string;
   /** The end message of the last finished indexing job the server reported. */
   lastIndexMessage(): string | undefined;
@@ -68,6 +70,10 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     state: () => server.state,
     client: () => server.languageClient,
     answerState: () => AnswerPanel.current?.state,
+    answerHtml: () => {
+      const state = AnswerPanel.current?.state;
+      return state ? renderAnswerBody(state) : undefined;
+    },
     statusBarText: () => item.text,
     lastIndexMessage: () => server.tracker.lastMessage,
     openCitation: async (n) => AnswerPanel.current?.openCitation(n),

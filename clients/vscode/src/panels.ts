@@ -7,24 +7,43 @@ import { makeNonce } from "./common/html";
 import type { StatusResult } from "./common/protocol";
 import { renderStatusBody } from "./common/statusView";
 
-/** Open a file at a 0-based line range: the range is selected, the cursor on its first line. */
+/** Whole-line highlight of the cited lines, shown briefly after a citation opens. */
+let highlight: vscode.TextEditorDecorationType | undefined;
+let highlightTimer: NodeJS.Timeout | undefined;
+
+function flashRange(editor: vscode.TextEditor, range: vscode.Range): void {
+  highlight ??= vscode.window.createTextEditorDecorationType({
+    isWholeLine: true,
+    backgroundColor: new vscode.ThemeColor("editor.rangeHighlightBackground"),
+  });
+  const decoration = highlight;
+  editor.setDecorations(decoration, [range]);
+  if (highlightTimer) {
+    clearTimeout(highlightTimer);
+  }
+  highlightTimer = setTimeout(() => editor.setDecorations(decoration, []), 3000);
+}
+
+/**
+ * Open a file at a 0-based line range: the cursor goes to the first cited line (nothing is
+ * selected, so a later "Ask" does not pick the citation up as context) and the range is
+ * revealed and briefly highlighted.
+ */
 export async function openTarget(target: Target): Promise<vscode.TextEditor> {
   const uri = vscode.Uri.parse(target.uri);
   const doc = await vscode.workspace.openTextDocument(uri);
   const last = Math.min(target.endLine, doc.lineCount - 1);
   const first = Math.min(target.startLine, last);
   const start = new vscode.Position(first, 0);
-  const end = doc.lineAt(last).range.end;
+  const range = new vscode.Range(start, doc.lineAt(last).range.end);
   const editor = await vscode.window.showTextDocument(doc, {
     viewColumn: vscode.ViewColumn.One,
     preserveFocus: false,
     preview: true,
   });
-  editor.selection = new vscode.Selection(end, start);
-  editor.revealRange(
-    new vscode.Range(start, end),
-    vscode.TextEditorRevealType.InCenterIfOutsideViewport,
-  );
+  editor.selection = new vscode.Selection(start, start);
+  editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  flashRange(editor, range);
   return editor;
 }
 

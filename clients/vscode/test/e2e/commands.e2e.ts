@@ -191,7 +191,31 @@ suite("groundls in the VS Code extension host", () => {
     assert.ok(editor);
     assert.equal(activePath(), "docs/sessions.md");
     assert.equal(editor.selection.active.line, cited.startLine - 1);
-    assert.equal(editor.selection.anchor.line, Math.max(cited.startLine, cited.endLine) - 1);
+    assert.ok(editor.selection.isEmpty, "nothing selected, so the next question has no context");
+  });
+
+  test("a question the workspace cannot answer shows the not-found state", async () => {
+    const result = await vscode.commands.executeCommand<AskResult>("groundls.client.ask", {
+      question: "What is the boiling point of mercury on Venus?",
+    });
+    assert.ok(result);
+    assert.equal(result.found, false);
+    assert.deepEqual(result.citations, []);
+    assert.equal(api.answerState()?.phase, "done");
+    const html = api.answerHtml() ?? "";
+    assert.match(html, /class="notfound"/);
+    assert.match(html, /Not found in this workspace/);
+    assert.equal(html.includes('class="sources"'), false);
+  });
+
+  test("a search with no relevant hits says so instead of showing an empty list", async () => {
+    const result = await Promise.race([
+      Promise.resolve(
+        vscode.commands.executeCommand("groundls.client.search", { query: "qwxzv plmkj" }),
+      ),
+      new Promise((resolve) => setTimeout(() => resolve("timeout: a quick pick is open"), 15000)),
+    ]);
+    assert.equal(result, undefined);
   });
 
   test("asking with a selection sends it as context and still cites the workspace", async () => {

@@ -11,15 +11,18 @@ const QUESTION = process.env.E2E_QUESTION ?? "How long does a session last befor
 async function waitForIndex(page: Page): Promise<void> {
   const item = page.locator(".statusbar-item", { hasText: "groundls" }).first();
   await item.waitFor({ timeout: 90000 });
-  const spinning = item.locator(".codicon-sync, .codicon-sync-spin, .codicon-loading");
-  const idle = item.locator(".codicon-database");
-  // Indexing may start a moment after the server is up: see it start (or give it time), then end.
-  const sawIndexing = await spinning
-    .first()
-    .waitFor({ timeout: 30000 })
+  // "$(sync~spin) groundls N%" while the server indexes, "$(database) groundls" when it is done.
+  // The fresh index of the fixture takes seconds: see indexing start, then end.
+  const indexing = item.locator(".codicon-sync");
+  const sawIndexing = await indexing
+    .waitFor({ timeout: 60000 })
     .then(() => true)
     .catch(() => false);
-  await idle.waitFor({ timeout: 180000 });
+  if (sawIndexing) {
+    log(`status bar: ${(await item.innerText()).trim()}`);
+  }
+  await indexing.waitFor({ state: "detached", timeout: 180000 });
+  await item.locator(".codicon-database").waitFor({ timeout: 30000 });
   log(`status bar idle (${sawIndexing ? "after showing indexing progress" : "no progress seen"})`);
 }
 
