@@ -121,6 +121,30 @@ async function main(): Promise<number> {
       throw new Error(`breadcrumbs do not show ${basename}: ${breadcrumbs}`);
     }
 
+    // Hover a paragraph of the cited file: the server's related notes, whose links open places.
+    const words = page
+      .locator(".monaco-editor .view-line span", { hasText: "thirty minutes" })
+      .first();
+    await words.hover();
+    const hover = page.locator(".monaco-hover-content", { hasText: "Related in this workspace" });
+    await hover.waitFor({ timeout: 30000 });
+    const link = hover.locator("a[data-href]").first();
+    const href = (await link.getAttribute("data-href")) ?? "";
+    log(`hover: ${(await hover.innerText()).split("\n").slice(0, 3).join(" | ")}`);
+    const target = /\/([^/]+)#L(\d+)$/.exec(decodeURIComponent(href));
+    if (!target) {
+      throw new Error(`hover link is not a file location: ${href}`);
+    }
+    await link.click();
+    await page
+      .locator(".tabs-container .tab.active", { hasText: target[1] })
+      .first()
+      .waitFor({ timeout: 30000 });
+    await selection
+      .filter({ hasText: new RegExp(`Ln ${target[2]}, Col 1\\b`) })
+      .waitFor({ timeout: 30000 });
+    log(`hover link opened ${target[1]} at line ${target[2]}`);
+
     const light = process.env.LIGHT_SCREENSHOT;
     if (light) {
       // The panel follows the theme through VS Code's CSS variables: switch to a light theme.
