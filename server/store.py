@@ -7,6 +7,7 @@ model that made them is recorded in ``meta`` and a model change drops that space
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -88,10 +89,9 @@ class Store:
     def close(self) -> None:
         with self._lock:
             for conn in self._all:
-                try:
+                # closing a connection made by another thread may fail; harmless at shutdown
+                with contextlib.suppress(Exception):
                     conn.close()
-                except Exception:  # noqa: BLE001 - closing from another thread may fail; harmless
-                    pass
             self._all.clear()
         self._local = threading.local()
 
