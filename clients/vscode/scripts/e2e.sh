@@ -9,7 +9,8 @@
 #
 # Inputs (environment):
 #   GROUNDLS_PYTHON       python that has groundls installed (default: python3 on PATH)
-#   GROUNDLS_E2E_CACHE    where code-server is installed (default: clients/vscode/.e2e/cache)
+#   GROUNDLS_E2E_CACHE    where code-server is installed, kept between runs and clones
+#                         (default: ${XDG_CACHE_HOME:-~/.cache}/groundls-vscode-e2e)
 #   GROUNDLS_E2E_OUT      scratch directory of this run (default: clients/vscode/.e2e/run)
 #   GROUNDLS_E2E_SCREENSHOT  answer panel screenshot (default: clients/vscode/media/answer-panel.png)
 #   GROUNDLS_E2E_TIERS    "exthost ui" (default), or one of them
@@ -19,7 +20,7 @@ HERE="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$HERE"
 GROUNDLS_PYTHON="${GROUNDLS_PYTHON:-$(command -v python3 || true)}"
 CODE_SERVER_VERSION=4.100.3
-CACHE="${GROUNDLS_E2E_CACHE:-$HERE/.e2e/cache}"
+CACHE="${GROUNDLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/groundls-vscode-e2e}"
 OUT="${GROUNDLS_E2E_OUT:-$HERE/.e2e/run}"
 SCREENSHOT="${GROUNDLS_E2E_SCREENSHOT:-$HERE/media/answer-panel.png}"
 TIERS="${GROUNDLS_E2E_TIERS:-exthost ui}"
