@@ -107,18 +107,35 @@ function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-function describeModel(model: unknown): string {
+function modelName(model: unknown): string | undefined {
+  if (typeof model === "string" && model) {
+    return model;
+  }
+  if (typeof model === "object" && model !== null) {
+    const m = model as Record<string, unknown>;
+    const name = m.model ?? m.name ?? m.id;
+    if (typeof name === "string" && name) {
+      return typeof m.dim === "number" ? `${name} (${m.dim}-d)` : name;
+    }
+  }
+  return undefined;
+}
+
+/** A model description: a name, or `role: name` for each model of a multi-model index. */
+export function describeModel(model: unknown): string {
   if (model === null || model === undefined || model === "") {
     return "–";
   }
-  if (typeof model === "string") {
-    return model;
+  const single = modelName(model);
+  if (single) {
+    return single;
   }
   if (typeof model === "object") {
-    const m = model as Record<string, unknown>;
-    const name = m.name ?? m.id ?? m.model;
-    if (typeof name === "string") {
-      return name;
+    const parts = Object.entries(model as Record<string, unknown>).map(
+      ([role, value]) => `${role}: ${modelName(value) ?? JSON.stringify(value)}`,
+    );
+    if (parts.length > 0) {
+      return parts.join(", ");
     }
   }
   return JSON.stringify(model);

@@ -171,6 +171,19 @@ async function main(): Promise<number> {
       await page.screenshot({ path: light });
       log(`light theme screenshot: ${light}`);
     }
+    // Re-index from the palette: a progress notification, then a summary.
+    await runPaletteCommand(page, "groundls: Re-index workspace");
+    const done = page.locator(".notification-toast", { hasText: "groundls: re-indexed" });
+    await done.waitFor({ timeout: 90000 });
+    log(`notification: ${(await done.innerText()).split("\n")[0]}`);
+
+    // The status bar item opens the index status view.
+    await page.locator(".statusbar-item", { hasText: "groundls" }).first().click();
+    await page
+      .locator(".tabs-container .tab", { hasText: "groundls: Index status" })
+      .waitFor({ timeout: 30000 });
+    log("status bar item opened the index status view");
+
     code = 0;
     log(`UI test passed in ${Date.now() - t0} ms`);
   } catch (error) {

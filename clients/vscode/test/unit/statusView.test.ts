@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  describeModel,
   IndexingTracker,
   renderStatusBody,
   statusBarLook,
@@ -67,6 +68,18 @@ describe("status view", () => {
     assert.match(html, /<th>chunks<\/th><td>31<\/td>/);
     assert.match(html, /all-MiniLM-L6-v2/);
     assert.match(html, /~\/\.cache\/groundls\/index\.sqlite \(200\.0 KiB\)/);
+  });
+
+  it("names the models of an index instead of dumping their JSON", () => {
+    assert.equal(
+      describeModel({
+        minilm: { model: "all-MiniLM-L6-v2-int8", version: "1.0.0", dim: 384 },
+        use: { model: "use-multilingual-v3", dim: 512 },
+      }),
+      "minilm: all-MiniLM-L6-v2-int8 (384-d), use: use-multilingual-v3 (512-d)",
+    );
+    assert.equal(describeModel("all-MiniLM-L6-v2"), "all-MiniLM-L6-v2");
+    assert.equal(describeModel(null), "–");
   });
 
   it("summarises folders on one line and says when none is open", () => {
