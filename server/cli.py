@@ -257,15 +257,6 @@ def _fmt(counts: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in counts.items())
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from groundls.lsp import main as lsp_main
-
-    argv: list[str] = []
-    if args.tcp:
-        argv += ["--tcp", args.tcp]
-    return int(lsp_main(argv) or 0)
-
-
 def cmd_bench(args: argparse.Namespace) -> int:
     from groundls.bench import main as bench_main
 
@@ -307,10 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
-    p = sub.add_parser("serve", help="run the language server (stdio by default)")
-    p.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    p.add_argument("--tcp", metavar="HOST:PORT")
-    p.set_defaults(func=cmd_serve)
+    # Listed for --help only: main() hands `serve ...` to the language server's own parser.
+    sub.add_parser("serve", help="run the language server (`groundls serve --help` for options)")
 
     p = sub.add_parser("bench", help="measure indexing, search and hover speed")
     _common(p)
@@ -328,8 +317,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["serve"]:
+        # The language server parses its own options (--stdio, --tcp, --index-dir, ...).
+        from groundls.lsp import main as lsp_main
+
+        return int(lsp_main(args_list[1:]) or 0)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
