@@ -117,9 +117,13 @@ export class ServerController implements vscode.Disposable {
     this.setState("starting");
     this.lastProblem = undefined;
     const folder = vscode.workspace.workspaceFolders?.[0];
+    const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
     const launch = await resolveLaunch({
-      settings: toLaunchSettings(vscode.workspace.getConfiguration(SECTION), pathContext()),
-      pythonExtensionInterpreter: await pythonExtensionInterpreter(folder?.uri),
+      settings: toLaunchSettings(
+        { serverPath: config.get("serverPath"), interpreter: config.get("interpreter") },
+        pathContext(),
+      ),
+      pythonExtensionInterpreter: () => pythonExtensionInterpreter(folder?.uri),
       fileExists,
       hasGroundls,
       which,

@@ -18,8 +18,8 @@ export interface LaunchProblem {
 /** The world as `resolveLaunch` needs to see it (injected so it can be tested). */
 export interface LaunchProbe {
   settings: LaunchSettings;
-  /** The Python extension's selected interpreter, when that extension is installed. */
-  pythonExtensionInterpreter?: string;
+  /** The Python extension's selected interpreter, when that extension is installed (asked lazily). */
+  pythonExtensionInterpreter(): Promise<string | undefined>;
   fileExists(path: string): Promise<boolean>;
   /** True when `python -c "import groundls.lsp"` would work (checked cheaply). */
   hasGroundls(python: string): Promise<boolean>;
@@ -64,7 +64,7 @@ export async function resolveLaunch(probe: LaunchProbe): Promise<ServerLaunch | 
     }
     return interpreterLaunch(interpreter, "interpreter");
   }
-  const fromExtension = probe.pythonExtensionInterpreter;
+  const fromExtension = await probe.pythonExtensionInterpreter();
   if (fromExtension && (await probe.hasGroundls(fromExtension))) {
     return interpreterLaunch(fromExtension, "python-extension");
   }

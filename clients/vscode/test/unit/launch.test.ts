@@ -14,15 +14,24 @@ function probe(over: Partial<LaunchProbe>): LaunchProbe {
     fileExists: async () => true,
     hasGroundls: async () => true,
     which: async () => undefined,
+    pythonExtensionInterpreter: async () => undefined,
     ...over,
   };
 }
 
 describe("resolveLaunch", () => {
   it("prefers groundls.serverPath and runs its serve subcommand", async () => {
+    let askedExtension = false;
     const launch = await resolveLaunch(
-      probe({ settings: { serverPath: "/opt/groundls", interpreter: "/usr/bin/python3" } }),
+      probe({
+        settings: { serverPath: "/opt/groundls", interpreter: "/usr/bin/python3" },
+        pythonExtensionInterpreter: async () => {
+          askedExtension = true;
+          return "/env/python";
+        },
+      }),
     );
+    assert.equal(askedExtension, false, "the Python extension is not activated needlessly");
     assert.deepEqual(launch, { command: "/opt/groundls", args: ["serve"], source: "serverPath" });
   });
 
@@ -39,7 +48,10 @@ describe("resolveLaunch", () => {
 
   it("uses the Python extension's interpreter when it has groundls, before PATH", async () => {
     const launch = await resolveLaunch(
-      probe({ pythonExtensionInterpreter: "/env/python", which: async () => "/usr/bin/groundls" }),
+      probe({
+        pythonExtensionInterpreter: async () => "/env/python",
+        which: async () => "/usr/bin/groundls",
+      }),
     );
     assert.deepEqual(launch, {
       command: "/env/python",
@@ -51,7 +63,7 @@ describe("resolveLaunch", () => {
   it("falls back to groundls on PATH when the selected interpreter lacks groundls", async () => {
     const launch = await resolveLaunch(
       probe({
-        pythonExtensionInterpreter: "/env/python",
+        pythonExtensionInterpreter: async () => "/env/python",
         hasGroundls: async () => false,
         which: async (name) => (name === "groundls" ? "/usr/local/bin/groundls" : undefined),
       }),
@@ -65,7 +77,10 @@ describe("resolveLaunch", () => {
 
   it("explains how to install when nothing is found", async () => {
     const launch = await resolveLaunch(
-      probe({ pythonExtensionInterpreter: "/env/python", hasGroundls: async () => false }),
+      probe({
+        pythonExtensionInterpreter: async () => "/env/python",
+        hasGroundls: async () => false,
+      }),
     );
     assert.ok(isProblem(launch));
     assert.match(launch.problem, /not found/);
