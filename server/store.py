@@ -21,6 +21,7 @@ from groundls.chunkers import Chunk
 from groundls.db import connect, migrate
 from groundls.lexical import index_terms
 from groundls.results import Hit
+from groundls.vectors import LARGE_INDEX, VectorMatrix
 
 #: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
 HEAD_WEIGHT = 3.0
@@ -74,6 +75,8 @@ class Store:
         self._local = threading.local()
         self._all: list[Any] = []
         self._lock = threading.Lock()
+        self._matrices: dict[str, VectorMatrix] = {}
+        self._matrix_lock = threading.Lock()
         migrate(self.conn)
 
     @property
@@ -160,9 +163,10 @@ class Store:
     ) -> None:
         """Atomically replace a file's chunks, keyword terms and vectors."""
         conn = self.conn
+        added: list[tuple[str, int, bytes, str, str]] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
-            self._delete_file(record.path)
+            _, removed = self._delete_file(record.path)
             cur = conn.execute(
                 "INSERT INTO files(path, checksum, size, mtime_ns, language, kind, indexed_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -214,24 +218,30 @@ class Store:
                         f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
                         (rowid, chunk_vectors[space], chunk.kind, chunk.language),
                     )
+                    added.append((space, rowid, chunk_vectors[space], chunk.kind, chunk.language))
             conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
+            seq = self._bump_write_seq()
             conn.execute("COMMIT")
         except Exception:
             conn.execute("ROLLBACK")
             raise
+        self._patch_matrices(seq, removed, added)
 
     def remove_file(self, path: str) -> bool:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            removed = self._delete_file(path)
+            file_removed, removed = self._delete_file(path)
+            seq = self._bump_write_seq()
             conn.execute("COMMIT")
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        return removed
+        self._patch_matrices(seq, removed, [])
+        return file_removed
 
-    def _delete_file(self, path: str) -> bool:
+    def _delete_file(self, path: str) -> tuple[bool, list[int]]:
+        """Delete a file's rows; return whether it was indexed and its removed chunk row ids."""
         conn = self.conn
         rows = conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
         for rowid, spaces in rows:
@@ -240,7 +250,55 @@ class Store:
                 conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
         cur = conn.execute("DELETE FROM files WHERE path = ?", (path,))
         conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
-        return cur.rowcount > 0
+        return cur.rowcount > 0, [r[0] for r in rows]
+
+    # -- large-index vector copies ------------------------------------------------------------
+
+    def _bump_write_seq(self) -> int:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('write_seq', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+        return int(self.get_meta("write_seq") or 0)
+
+    def _patch_matrices(
+        self, seq: int, removed: list[int], added: list[tuple[str, int, bytes, str, str]]
+    ) -> None:
+        """Apply this process's own write to the in-memory copies, or drop a copy out of step."""
+        with self._matrix_lock:
+            for space, matrix in list(self._matrices.items()):
+                if matrix.seq != seq - 1:
+                    del self._matrices[space]
+                    continue
+                matrix.remove(removed)
+                mine = [a for a in added if a[0] == space]
+                matrix.add(
+                    [a[1] for a in mine],
+                    [a[2] for a in mine],
+                    [a[3] for a in mine],
+                    [a[4] for a in mine],
+                )
+                matrix.seq = seq
+
+    def _matrix(self, space: str) -> VectorMatrix | None:
+        """The in-memory copy of a large space, loaded or reloaded when out of step."""
+        seq = int(self.get_meta("write_seq") or 0)
+        with self._matrix_lock:
+            matrix = self._matrices.get(space)
+            if matrix is not None and matrix.seq == seq:
+                return matrix
+        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{space}").fetchone()[0]
+        if count < LARGE_INDEX:
+            return None
+        dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
+        rows = self.conn.execute(
+            f"SELECT chunk, embedding, kind, language FROM vec_{space}"
+        ).fetchall()
+        matrix = VectorMatrix.from_rows(rows, dim)
+        matrix.seq = seq
+        with self._matrix_lock:
+            self._matrices[space] = matrix
+        return matrix
 
     def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
         conn = self.conn
@@ -266,6 +324,9 @@ class Store:
         kinds: Sequence[str] | None = None,
         languages: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
+        matrix = self._matrix(space)
+        if matrix is not None:
+            return matrix.search(vector, k, kinds, languages)
         sql = f"SELECT chunk, distance FROM vec_{space} WHERE embedding MATCH ? AND k = ?"
         params: list[Any] = [np.asarray(vector, dtype=np.float32).tobytes(), k]
         if kinds:

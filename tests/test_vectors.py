@@ -1,0 +1,33 @@
+"""The in-memory vector copy for large indexes gives the same answers as sqlite-vec."""
+
+from __future__ import annotations
+
+import groundls.store
+import numpy as np
+from groundls.config import Config
+from groundls.engine import Engine
+
+
+def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
+    engine.index()
+    store = engine.store
+    query = fake_embedders["minilm"].embed(["upload retry bucket"])[0]
+    exact = store.knn("minilm", query, 5)  # sqlite-vec (index below the threshold)
+    exact_docs = store.knn("minilm", query, 5, kinds=["doc"])
+    monkeypatch.setattr(groundls.store, "LARGE_INDEX", 1)
+    assert store._matrix("minilm") is not None
+    fast = store.knn("minilm", query, 5)
+    assert [r for r, _ in fast] == [r for r, _ in exact]
+    assert np.allclose([d for _, d in fast], [d for _, d in exact], atol=1e-5)
+    fast_docs = store.knn("minilm", query, 5, kinds=["doc"])
+    assert [r for r, _ in fast_docs] == [r for r, _ in exact_docs] and fast_docs
+    # a write by this process patches the copy; a deleted file's vectors leave it
+    (search_ws / "src" / "storage" / "uploads.py").unlink()
+    engine.index_paths(["src/storage/uploads.py"])
+    after = store.knn("minilm", query, 50)
+    gone = {r for r, _ in exact} - {r for r, _ in after}
+    assert gone and all(store.hits_by_rowid([r]).get(r) is None for r in gone)
+    assert store._matrices["minilm"].seq == int(store.get_meta("write_seq"))
