@@ -187,7 +187,8 @@ _USER = {
         "none": "No matching excerpts were found.",
         "question": "Question:",
         "reminder": (
-            "Answer in English using only the excerpts above, and cite each fact inline as [n]. "
+            "Write the answer to the question in English, using only the excerpts above, and "
+            "put the number of the excerpt you used at the end of each sentence, like [1]. "
             "If the excerpts do not contain the answer, say that the workspace does not say."
         ),
     },
@@ -196,8 +197,9 @@ _USER = {
         "none": "一致する抜粋は見つかりませんでした。",
         "question": "質問:",
         "reminder": (
-            "上の抜粋だけを使って日本語で答え、各事実の直後に [n] の形で引用してください。"
-            "抜粋に答えがない場合は、ワークスペースには記載がないと答えてください。"
+            "上の抜粋だけを根拠に、質問への答えを日本語の文章で書いてください。"
+            "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
+            "抜粋に答えがない場合は「ワークスペースには記載がありません」と答えてください。"
         ),
     },
 }

@@ -85,7 +85,7 @@ def test_english_prompt_has_rules_numbered_excerpts_and_citation_reminder_last()
     assert "Use only facts" in msgs[0]["content"]
     user = msgs[1]["content"]
     assert "[1] src/a.py:10-15" in user and "[2] src/a.py:20-25" in user
-    assert user.index("where do we retry uploads?") < user.index("cite each fact inline as [n]")
+    assert user.index("where do we retry uploads?") < user.index("at the end of each sentence, like [1]")
     assert user.rstrip().endswith("the workspace does not say.")
 
 
@@ -93,7 +93,7 @@ def test_japanese_prompt_uses_a_japanese_system_prompt():
     ex = fit_excerpts([hit(1, "log_level = debug")], 500)
     msgs = build_messages("ログレベルはどこで変更しますか？", ex, "ja")
     assert "抜粋に書かれている事実だけ" in msgs[0]["content"]
-    assert "日本語で答え" in msgs[1]["content"]
+    assert "日本語の文章で書いて" in msgs[1]["content"]
     assert "Use only facts" not in msgs[0]["content"]
 
 
