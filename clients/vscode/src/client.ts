@@ -306,7 +306,10 @@ export class ServerController implements vscode.Disposable {
       return this.client;
     }
     const why = this.lastProblem ?? "The server is not running.";
-    throw new Error(`${why} Run "groundls: Restart server" after fixing it.`);
+    if (this.stateValue === "failed") {
+      throw new Error(`${why} Run "groundls: Restart server" after fixing it.`);
+    }
+    throw new Error(why);
   }
 
   /** Resolves once a start in progress has finished (successfully or not). */

@@ -64,7 +64,22 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     ...commands.register(),
   );
 
-  const started = server.start();
+  // The server indexes workspace folders: in a window without one it starts when one is opened.
+  const hasFolder = (): boolean => (vscode.workspace.workspaceFolders?.length ?? 0) > 0;
+  let started: Promise<void>;
+  if (hasFolder()) {
+    started = server.start();
+  } else {
+    server.lastProblem = "groundls: open a folder to index and ask it.";
+    started = Promise.resolve();
+    const waiting = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (hasFolder()) {
+        waiting.dispose();
+        started = server.start();
+      }
+    });
+    context.subscriptions.push(waiting);
+  }
   return {
     ready: () => started.then(() => server.settled()),
     state: () => server.state,
