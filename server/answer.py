@@ -8,7 +8,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from groundls import citations as cit
@@ -429,7 +428,7 @@ class AnswerService:
             "citations": [c.to_dict() for c in ans.citations],
             "timing": dict(ans.timing),
             "cut": ans.cut,
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "asked_at": time.time(),
         }
         try:
             add(record)

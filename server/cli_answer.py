@@ -174,6 +174,15 @@ def _batch(service: Any, args: argparse.Namespace, stdin: TextIO, stdout: TextIO
     return 1 if failures else 0
 
 
+def _when(value: Any) -> str:
+    """Epoch seconds -> 'YYYY-MM-DD HH:MM' (UTC); anything else as text."""
+    from datetime import datetime, timezone
+
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return str(value or "")
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from groundls.cli import open_engine
 
@@ -194,7 +203,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print("No questions asked yet.")
         return 0
     for rec in records:
-        when = rec.get("created_at") or rec.get("time") or ""
+        when = _when(rec.get("asked_at"))
         answer = " ".join(str(rec.get("answer", "")).split())
         if len(answer) > 160:
             answer = answer[:157] + "..."

@@ -237,7 +237,7 @@ def test_each_answer_is_stored_in_history():
     rec = engine.history_records[-1]
     assert rec["question"] == "where do we retry uploads?"
     assert rec["citations"][0]["path"] == "src/upload.py" and rec["model"] == "fake-model"
-    assert "total_ms" in rec["timing"]
+    assert "total_ms" in rec["timing"] and isinstance(rec["asked_at"], float)
 
 
 def test_engine_without_history_support_is_fine():
