@@ -44,7 +44,7 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
   item.name = "groundls";
   item.command = ClientCommand.status;
   const refresh = (): void => {
-    const look = statusBarLook(server.state, server.tracker);
+    const look = statusBarLook(server.state, server.tracker, server.lastProblem);
     item.text = look.text;
     item.tooltip = look.tooltip;
     item.backgroundColor =
@@ -71,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     started = server.start();
   } else {
     server.lastProblem = "groundls: open a folder to index and ask it.";
+    refresh();
     started = Promise.resolve();
     const waiting = vscode.workspace.onDidChangeWorkspaceFolders(() => {
       if (hasFolder()) {

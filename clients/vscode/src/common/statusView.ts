@@ -72,16 +72,23 @@ export interface StatusBarLook {
 }
 
 /** What the status item shows for a server state and the indexing in flight. */
-export function statusBarLook(state: ServerState, tracker: IndexingTracker): StatusBarLook {
+export function statusBarLook(
+  state: ServerState,
+  tracker: IndexingTracker,
+  problem?: string,
+): StatusBarLook {
   const click = "Click for the index status.";
   if (state === "failed") {
     return {
       text: "$(error) groundls",
-      tooltip: "groundls: the server is not running. Click for details.",
+      tooltip: `${problem ?? "groundls: the server is not running."}\nClick for details.`,
     };
   }
   if (state === "stopped") {
-    return { text: "$(circle-slash) groundls", tooltip: "groundls: the server is stopped." };
+    return {
+      text: "$(circle-slash) groundls",
+      tooltip: problem ?? "groundls: the server is stopped.",
+    };
   }
   if (state === "starting") {
     return { text: "$(loading~spin) groundls", tooltip: "groundls: starting the server…" };

@@ -40,6 +40,11 @@ describe("IndexingTracker and the status bar", () => {
     const t = new IndexingTracker();
     t.apply("a", { kind: "begin", title: "a", percentage: 20 });
     assert.equal(statusBarLook("failed", t).text, "$(error) groundls");
+    assert.match(
+      statusBarLook("failed", t, "groundls: no server found").tooltip,
+      /^groundls: no server found\nClick/,
+    );
+    assert.equal(statusBarLook("stopped", t, "open a folder").tooltip, "open a folder");
     assert.equal(statusBarLook("starting", t).text, "$(loading~spin) groundls");
   });
 });
