@@ -124,7 +124,15 @@ class Store:
                 "kind text, language text)"
             )
             if recorded is not None:
-                # Vectors of another model must not mix with new ones: re-process every file.
+                # Vectors of another model must not mix with new ones: drop the chunks that used
+                # this space (their vectors are gone) and re-process every file.
+                rows = conn.execute(
+                    "SELECT id, space FROM chunks WHERE ',' || space || ',' LIKE ?",
+                    (f"%,{info.name},%",),
+                ).fetchall()
+                for rowid, space_list in rows:
+                    others = ",".join(s for s in space_list.split(",") if s != info.name)
+                    self._delete_chunk(rowid, others)
                 conn.execute("UPDATE files SET checksum = ''")
             self.set_meta(key, wanted)
             conn.execute("COMMIT")
@@ -161,58 +169,44 @@ class Store:
         spaces: Sequence[Sequence[str]],
         vectors: Sequence[dict[str, bytes]],
     ) -> None:
-        """Atomically replace a file's chunks, keyword terms and vectors."""
+        """Atomically bring a file's chunks, keyword terms and vectors to ``chunks``.
+
+        Chunks whose id and content hash are unchanged keep their rows, terms and vectors (only
+        their position is updated), so editing one function rewrites one chunk, not the file.
+        """
         conn = self.conn
         added: list[tuple[str, int, bytes, str, str]] = []
+        removed: list[int] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
-            _, removed = self._delete_file(record.path)
-            cur = conn.execute(
-                "INSERT INTO files(path, checksum, size, mtime_ns, language, kind, indexed_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.path,
-                    record.checksum,
-                    record.size,
-                    record.mtime_ns,
-                    record.language,
-                    record.kind,
-                    time.time(),
-                ),
-            )
-            file_id = cur.lastrowid
+            file_id = self._upsert_file(record)
+            old = {
+                cid: (rowid, chash, space)
+                for rowid, cid, chash, space in conn.execute(
+                    "SELECT id, chunk_id, content_hash, space FROM chunks WHERE file_id = ?",
+                    (file_id,),
+                )
+            }
+            new_ids = {c.id for c in chunks}
+            for cid, (rowid, _, space) in old.items():
+                if cid not in new_ids:
+                    self._delete_chunk(rowid, space)
+                    removed.append(rowid)
             for ordinal, (chunk, chunk_spaces, chunk_vectors) in enumerate(
                 zip(chunks, spaces, vectors, strict=True)
             ):
-                cur = conn.execute(
-                    "INSERT INTO chunks(chunk_id, file_id, path, ord, start_line, end_line, language,"
-                    " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        chunk.id,
-                        file_id,
-                        chunk.path,
-                        ordinal,
-                        chunk.start_line,
-                        chunk.end_line,
-                        chunk.language,
-                        chunk.kind,
-                        chunk.text_type,
-                        chunk.title,
-                        json.dumps(list(chunk.breadcrumb), ensure_ascii=False),
-                        chunk.symbol,
-                        chunk.signature,
-                        chunk.text,
-                        chunk.content_hash,
-                        ",".join(chunk_spaces),
-                    ),
-                )
-                rowid = cur.lastrowid
-                head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb])
-                conn.execute(
-                    "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
-                    (rowid, index_terms(head), index_terms(chunk.embed_text)),
-                )
+                space_list = ",".join(chunk_spaces)
+                previous = old.get(chunk.id)
+                if previous and previous[1] == chunk.content_hash and previous[2] == space_list:
+                    conn.execute(
+                        "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ? WHERE id = ?",
+                        (ordinal, chunk.start_line, chunk.end_line, chunk.text, previous[0]),
+                    )
+                    continue
+                if previous:
+                    self._delete_chunk(previous[0], previous[2])
+                    removed.append(previous[0])
+                rowid = self._insert_chunk(file_id, ordinal, chunk, space_list)
                 for space in chunk_spaces:
                     conn.execute(
                         f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
@@ -226,6 +220,68 @@ class Store:
             conn.execute("ROLLBACK")
             raise
         self._patch_matrices(seq, removed, added)
+
+    def _upsert_file(self, record: FileRecord) -> int:
+        values = (
+            record.checksum,
+            record.size,
+            record.mtime_ns,
+            record.language,
+            record.kind,
+            time.time(),
+        )
+        row = self.conn.execute("SELECT id FROM files WHERE path = ?", (record.path,)).fetchone()
+        if row:
+            self.conn.execute(
+                "UPDATE files SET checksum = ?, size = ?, mtime_ns = ?, language = ?, kind = ?,"
+                " indexed_at = ? WHERE id = ?",
+                (*values, row[0]),
+            )
+            return int(row[0])
+        cur = self.conn.execute(
+            "INSERT INTO files(checksum, size, mtime_ns, language, kind, indexed_at, path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*values, record.path),
+        )
+        return int(cur.lastrowid)
+
+    def _insert_chunk(self, file_id: int, ordinal: int, chunk: Chunk, space_list: str) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO chunks(chunk_id, file_id, path, ord, start_line, end_line, language,"
+            " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chunk.id,
+                file_id,
+                chunk.path,
+                ordinal,
+                chunk.start_line,
+                chunk.end_line,
+                chunk.language,
+                chunk.kind,
+                chunk.text_type,
+                chunk.title,
+                json.dumps(list(chunk.breadcrumb), ensure_ascii=False),
+                chunk.symbol,
+                chunk.signature,
+                chunk.text,
+                chunk.content_hash,
+                space_list,
+            ),
+        )
+        rowid = int(cur.lastrowid)
+        head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb])
+        self.conn.execute(
+            "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
+            (rowid, index_terms(head), index_terms(chunk.embed_text)),
+        )
+        return rowid
+
+    def _delete_chunk(self, rowid: int, space_list: str) -> None:
+        self.conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        for space in filter(None, space_list.split(",")):
+            self.conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
+        self.conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
 
     def remove_file(self, path: str) -> bool:
         conn = self.conn
@@ -242,14 +298,10 @@ class Store:
 
     def _delete_file(self, path: str) -> tuple[bool, list[int]]:
         """Delete a file's rows; return whether it was indexed and its removed chunk row ids."""
-        conn = self.conn
-        rows = conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
-        for rowid, spaces in rows:
-            conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
-            for space in filter(None, spaces.split(",")):
-                conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
-        cur = conn.execute("DELETE FROM files WHERE path = ?", (path,))
-        conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        rows = self.conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
+        for rowid, space_list in rows:
+            self._delete_chunk(rowid, space_list)
+        cur = self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
         return cur.rowcount > 0, [r[0] for r in rows]
 
     # -- large-index vector copies ------------------------------------------------------------
