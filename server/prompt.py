@@ -187,8 +187,7 @@ _USER = {
         "none": "No matching excerpts were found.",
         "question": "Question:",
         "reminder": (
-            "Write the answer to the question in English, using only the excerpts above, and "
-            "put the number of the excerpt you used at the end of each sentence, like [1]. "
+            "Answer in English using only the excerpts above, and cite each fact inline as [n]. "
             "If the excerpts do not contain the answer, say that the workspace does not say."
         ),
     },
