@@ -186,9 +186,12 @@ _USER = {
         "excerpts": "Source excerpts:",
         "none": "No matching excerpts were found.",
         "question": "Question:",
+        # Measured: ending the user turn with the "say it is not there" clause made the 1.5B
+        # model answer "The workspace does not say." to answerable questions; rule 1 of the
+        # system prompt already covers that case.
         "reminder": (
-            "Answer in English using only the excerpts above, and cite each fact inline as [n]. "
-            "If the excerpts do not contain the answer, say that the workspace does not say."
+            "Answer the question using the excerpts above, and cite the excerpts you use inline "
+            "like [1]."
         ),
     },
     "ja": {
