@@ -189,9 +189,13 @@ _USER = {
         # Measured: ending the user turn with the "say it is not there" clause made the 1.5B
         # model answer "The workspace does not say." to answerable questions; rule 1 of the
         # system prompt already covers that case.
+        # Measured on the fixture questions with the 1.5B model: "cite ... inline like [1]"
+        # gave correct answers without any [n]; asking for the number at the end of each
+        # sentence (as the Japanese wording does) gave correct, cited answers.
         "reminder": (
-            "Answer the question using the excerpts above, and cite the excerpts you use inline "
-            "like [1]."
+            "Answer the question in one to three English sentences using only the excerpts "
+            "above. End each sentence with the number of the excerpt it comes from in square "
+            "brackets, like [1]."
         ),
     },
     "ja": {
