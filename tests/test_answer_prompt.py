@@ -85,7 +85,9 @@ def test_english_prompt_has_rules_numbered_excerpts_and_citation_reminder_last()
     assert "Use only facts" in msgs[0]["content"]
     user = msgs[1]["content"]
     assert "[1] src/a.py:10-15" in user and "[2] src/a.py:20-25" in user
-    assert user.index("where do we retry uploads?") < user.index("End each sentence with the number")
+    assert user.index("where do we retry uploads?") < user.index(
+        "End each sentence with the number"
+    )
     assert user.rstrip().endswith("like [1].")
 
 
