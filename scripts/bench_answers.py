@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-EVAL = Path("/work/shared/eval")
-CORPORA = Path("/work/evalwork/corpora")
+#: The shared eval sets beside the project, and corpora fetched by scripts/eval_retrieval.py.
+EVAL = Path(
+    os.environ.get("GROUNDLS_EVAL", Path(__file__).resolve().parents[2] / "shared" / "eval")
+)
+CORPORA = Path(os.environ.get("GROUNDLS_EVAL_WORK", "/tmp/groundls-eval")) / "corpora"
 SETS = {
     "click": ("queries_click.jsonl", "click"),
     "ja": ("queries_maintguide_ja.jsonl", "maintguide_ja"),
