@@ -104,7 +104,7 @@ class Engine:
         self.config = config
         self.index_path = index_path
         self.store = Store(index_path)
-        self.policy = SpacePolicy(config.embedders if config.embedders != "default" else "default")
+        self.policy = SpacePolicy(config.embedders)
         self._embedders: dict[str, Embedder] = dict(embedders or {})
         self._query: dict[str, CachedQueryEmbedder] = {}
         self._write_lock = threading.Lock()
@@ -350,16 +350,19 @@ class Engine:
                 unique = [r for r, _ in found if r in only_here]
                 lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
         terms = query_terms(query)
+        identifier_query = looks_like_identifier(query)
         keyword_weight = cfg.keyword_weight * KEYWORD_BOOST[script]
-        if looks_like_identifier(query):
+        if identifier_query:
             keyword_weight *= 2.0
+        keyword_ids: list[int] = []
         if terms:
             found_kw = self.store.keyword(match_expression(terms), candidates, kinds, languages)
-            lists.append(RankedList("keyword", keyword_weight, [r for r, _ in found_kw]))
+            keyword_ids = [r for r, _ in found_kw]
+            lists.append(RankedList("keyword", keyword_weight, keyword_ids))
         scores = rrf(lists)
         if not scores:
             return []
-        exact_identifier = looks_like_identifier(query) and bool(lists[-1].ids if terms else [])
+        exact_identifier = identifier_query and bool(keyword_ids)
         if best_similarity < cfg.min_similarity and not exact_identifier:
             return []  # nothing is close enough: say so rather than return noise
         identifiers = query_identifiers(query)
