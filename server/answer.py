@@ -115,6 +115,10 @@ _EXTRACTIVE_HEAD = {
     ("ja", "failed"): (
         "抽出モード: 言語モデルを使えなかったため（{why}）、回答文ではなく関連する抜粋を示します。"
     ),
+    ("en", "uncited"): (
+        "The answer was cut before it cited anything; these are the most relevant excerpts."
+    ),
+    ("ja", "uncited"): "回答が引用の前に打ち切られたため、関連する抜粋を示します。",
 }
 _CUT_NOTE = {
     "en": " … [answer cut: {why}]",
@@ -275,6 +279,16 @@ class AnswerService:
                     ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
                     ans.model = model.name
                     ans.cut = True
+                elif (
+                    ans.cut and ans.found and not ans.citations and not (cancel and cancel.is_set())
+                ):
+                    # cut before citing anything: a partial sentence alone leaves the user with
+                    # nothing to check, so the excerpts follow it, labelled as such
+                    if on_token is not None:
+                        on_token("\n\n")
+                    tail = self._extractive(excerpts, language, "uncited", "", on_token, t0)
+                    ans.answer = f"{ans.answer}\n\n{tail.answer}".strip()
+                    ans.citations = tail.citations
         ans.sources = sources
         ans.timing = {**timing, **ans.timing}
         ans.timing["total_ms"] = _ms(t0)

@@ -195,6 +195,25 @@ def test_time_limit_returns_what_was_generated_marked_cut():
     assert ans.answer.count("word") < 50
 
 
+def test_answer_cut_before_citing_anything_is_followed_by_the_labelled_excerpts():
+    streamed: list[str] = []
+    svc, _ = service([UPLOAD], FakeModel(["word "] * 50, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?", on_token=streamed.append)
+    assert ans.cut and ans.mode == "llm" and ans.answer.startswith("word")
+    assert "cut before it cited anything" in ans.answer and "def retry_upload" in ans.answer
+    assert [c.path for c in ans.citations] == ["src/upload.py"]
+    tail = ans.answer[ans.answer.index("The answer was cut") :]
+    assert "".join(streamed).rstrip().endswith(tail)  # the excerpts stream in after the text
+
+
+def test_answer_cut_after_a_citation_keeps_only_what_it_cited():
+    pieces = ["Retries are in retry_upload [1]. "] + ["more "] * 50
+    svc, _ = service([UPLOAD], FakeModel(pieces, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.cut and "cut before it cited" not in ans.answer
+    assert [c.n for c in ans.citations] == [1]
+
+
 def test_cancel_event_stops_generation_early():
     cancel = threading.Event()
     got: list[str] = []

@@ -136,7 +136,7 @@ start_code_server() {
     require("fs").writeFileSync(file, JSON.stringify({
       "groundls.interpreter": python,
       "groundls.logLevel": "debug",
-      "groundls.answer.timeLimitS": 15,
+      "groundls.answer.timeLimitS": 45,
       "workbench.colorTheme": "Default Dark Modern",
       "workbench.startupEditor": "none",
       "workbench.tips.enabled": false,
