@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from .base import Chunk, ChunkOptions, Piece, estimate_tokens, finalize
+from .base import Chunk, ChunkOptions, Piece, estimate_tokens, finalize, sentence_parts
 from .languages import classify
 
-__all__ = ["Chunk", "ChunkOptions", "Piece", "chunk_file", "classify", "estimate_tokens"]
+__all__ = [
+    "Chunk",
+    "ChunkOptions",
+    "Piece",
+    "chunk_file",
+    "classify",
+    "estimate_tokens",
+    "sentence_parts",
+]
 
 
 def chunk_file(path: str, text: str, options: ChunkOptions | None = None) -> list[Chunk]:

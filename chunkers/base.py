@@ -122,3 +122,33 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
 def _default_context(path: str, piece: Piece) -> str:
     trail = " > ".join(piece.breadcrumb) if piece.breadcrumb else piece.title
     return f"{path}: {trail}" if trail else path
+
+
+#: Sentence vectors per chunk at most (more sentences are packed together).
+MAX_SENTENCE_PARTS = 48
+#: Shorter fragments (a closing fence, "```text", "- [x]") carry no meaning of their own.
+_MIN_SENTENCE_CHARS = 8
+_SENTENCE_OR_LINE = re.compile(r"(?<=[。！？!?])|(?<=\. )|\n+")
+
+
+def sentence_parts(chunk: Chunk, max_parts: int = MAX_SENTENCE_PARTS) -> list[str]:
+    """The chunk's sentences (and lines), each prefixed with its section path, for embedding.
+
+    A sentence encoder gives a long passage one averaged vector, in which a single relevant
+    sentence is diluted; one vector per sentence keeps it findable (the chunk scores as its
+    best sentence). A one-sentence chunk gets its one part too, so every chunk of the space
+    takes part in the sentence ranking.
+    """
+    headings = set(chunk.breadcrumb)
+    sentences = [
+        s.strip()
+        for s in _SENTENCE_OR_LINE.split(chunk.text)
+        if s
+        and len(s.strip()) >= _MIN_SENTENCE_CHARS
+        and s.strip().lstrip("#").strip() not in headings  # the section path says it already
+    ]
+    if len(sentences) > max_parts:
+        per = -(-len(sentences) // max_parts)
+        sentences = [" ".join(sentences[i : i + per]) for i in range(0, len(sentences), per)]
+    trail = " > ".join(chunk.breadcrumb) if chunk.breadcrumb else chunk.title
+    return [f"{trail}\n{s}" if trail else s for s in sentences]

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from groundls.chunkers import Chunk, chunk_file
+from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
-from groundls.engine import Engine
+from groundls.engine import PARTS_SPACE, Engine
 from groundls.store import FileRecord
 from groundls.walk import Skipped, WorkspaceWalker, read_text
 
@@ -65,23 +65,30 @@ def bench_full_index(workspace: Path, config: Config, work: Path) -> tuple[Engin
         if not isinstance(text, Skipped):
             chunks.extend(chunk_file(f.path, text, config.chunk_options))
     per_space: dict[str, dict[str, str]] = {}
+    parts: dict[str, list[str]] = {}
     for c in chunks:
         for space in engine.policy.spaces_for(c):
             per_space.setdefault(space, {})[c.content_hash] = c.embed_text
+        if engine.policy.has_parts(c):
+            parts[c.content_hash] = sentence_parts(c)
     started = time.perf_counter()
     for space, texts in per_space.items():
         items = list(texts.values())
         for i in range(0, len(items), 64):
             engine.embedder(space).embed(items[i : i + 64])
+    part_texts = [t for texts in parts.values() for t in texts]
+    for i in range(0, len(part_texts), 64):
+        engine.embedder(PARTS_SPACE).embed(part_texts[i : i + 64])
     raw_s = time.perf_counter() - started
-    embedded = sum(len(t) for t in per_space.values())
+    embedded = sum(len(t) for t in per_space.values()) + len(part_texts)
+    index_embedded = report.embedded + report.embedded_parts
     return engine, {
         "files": report.files_indexed,
         "chunks": report.chunks,
-        "embedded": report.embedded,
+        "embedded": index_embedded,
         "index_s": index_s,
         "raw_s": raw_s,
-        "index_rate": report.embedded / index_s if index_s else 0.0,
+        "index_rate": index_embedded / index_s if index_s else 0.0,
         "raw_rate": embedded / raw_s if raw_s else 0.0,
     }
 

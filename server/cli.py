@@ -125,9 +125,11 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(json.dumps(report.__dict__, ensure_ascii=False))
         return 0
     skipped = ", ".join(f"{n} {reason}" for reason, n in sorted(report.skipped.items())) or "none"
+    sentences = f" (+{report.embedded_parts} sentences)" if report.embedded_parts else ""
     print(
         f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, "
-        f"{report.files_removed} removed), {report.chunks} chunks, embedded {report.embedded}, "
+        f"{report.files_removed} removed), {report.chunks} chunks, embedded {report.embedded}"
+        f"{sentences}, "
         f"reused {report.reused}, skipped: {skipped}, {report.seconds:.1f}s"
     )
     for error in report.errors:

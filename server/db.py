@@ -108,7 +108,12 @@ def m002_history(conn: Any) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_history]
+def m003_sentence_parts(conn: Any) -> None:
+    # how many sentence vectors (``vec_<space>_parts``) a chunk has; see Store.replace_file
+    conn.execute("ALTER TABLE chunks ADD COLUMN parts INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_history, m003_sentence_parts]
 
 
 def migrate(conn: Any) -> int:

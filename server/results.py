@@ -48,6 +48,8 @@ class IndexReport:
     files_removed: int = 0
     chunks: int = 0
     embedded: int = 0
+    #: sentence vectors embedded (Japanese prose keeps one per sentence besides the chunk's)
+    embedded_parts: int = 0
     reused: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0

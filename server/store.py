@@ -25,6 +25,8 @@ from groundls.vectors import LARGE_INDEX, VectorMatrix
 
 #: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
 HEAD_WEIGHT = 3.0
+#: A chunk's sentence vectors have the ids ``chunk * PART_STRIDE + i`` in ``vec_<space>_parts``.
+PART_STRIDE = 1024
 
 _HIT_COLUMNS = (
     "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
@@ -78,6 +80,8 @@ class Store:
         self._matrices: dict[str, VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
         migrate(self.conn)
+        #: spaces that keep sentence vectors (recorded with the space's model in ``meta``)
+        self._parts_spaces = {n for n, spec in self.spaces().items() if spec.get("parts")}
 
     @property
     def conn(self) -> Any:
@@ -107,22 +111,36 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
-    def ensure_space(self, info: SpaceInfo) -> bool:
-        """Create the vector table of a space; return True if an older model's vectors were dropped."""
+    def ensure_space(self, info: SpaceInfo, parts: bool = False) -> bool:
+        """Create the vector tables of a space; return True if older vectors were dropped.
+
+        ``parts``: the space also keeps sentence vectors (``vec_<space>_parts``). A change of
+        model, version, dimension or of ``parts`` drops the space's vectors and re-embeds.
+        """
         key = f"space:{info.name}"
         recorded = self.get_meta(key)
-        wanted = json.dumps({"model": info.model, "version": info.version, "dim": info.dim})
+        spec = {"model": info.model, "version": info.version, "dim": info.dim}
+        wanted = json.dumps({**spec, "parts": True} if parts else spec)
         if recorded == wanted:
+            if parts:
+                self._parts_spaces.add(info.name)
             return False
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(f"DROP TABLE IF EXISTS vec_{info.name}")
+            for table in (f"vec_{info.name}", f"vec_{info.name}_parts"):
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
             conn.execute(
                 f"CREATE VIRTUAL TABLE vec_{info.name} USING vec0("
                 f"chunk integer primary key, embedding float[{info.dim}] distance_metric=cosine, "
                 "kind text, language text)"
             )
+            if parts:
+                conn.execute(
+                    f"CREATE VIRTUAL TABLE vec_{info.name}_parts USING vec0("
+                    f"part integer primary key, embedding float[{info.dim}] "
+                    "distance_metric=cosine, kind text, language text)"
+                )
             if recorded is not None:
                 # Vectors of another model must not mix with new ones: drop the chunks that used
                 # this space (their vectors are gone) and re-process every file.
@@ -135,10 +153,15 @@ class Store:
                     self._delete_chunk(rowid, others)
                 conn.execute("UPDATE files SET checksum = ''")
             self.set_meta(key, wanted)
+            self._bump_write_seq()
             conn.execute("COMMIT")
         except Exception:
             conn.execute("ROLLBACK")
             raise
+        if parts:
+            self._parts_spaces.add(info.name)
+        else:
+            self._parts_spaces.discard(info.name)
         return recorded is not None
 
     def spaces(self) -> dict[str, dict[str, Any]]:
@@ -162,21 +185,43 @@ class Store:
         ).fetchone()
         return row[0] if row else None
 
+    def stored_parts(self, space: str, content_hash: str) -> list[bytes] | None:
+        """The sentence vectors already stored for this content, or None."""
+        row = self.conn.execute(
+            "SELECT id, parts FROM chunks WHERE content_hash = ? AND parts > 0 "
+            "AND ',' || space || ',' LIKE ? LIMIT 1",
+            (content_hash, f"%,{space},%"),
+        ).fetchone()
+        if not row:
+            return None
+        base = row[0] * PART_STRIDE
+        blobs = [
+            self.conn.execute(
+                f"SELECT embedding FROM vec_{space}_parts WHERE part = ?", (base + i,)
+            ).fetchone()
+            for i in range(row[1])
+        ]
+        return [b[0] for b in blobs] if all(blobs) else None
+
     def replace_file(
         self,
         record: FileRecord,
         chunks: Sequence[Chunk],
         spaces: Sequence[Sequence[str]],
         vectors: Sequence[dict[str, bytes]],
+        parts: Sequence[dict[str, list[bytes]]] | None = None,
     ) -> None:
         """Atomically bring a file's chunks, keyword terms and vectors to ``chunks``.
 
-        Chunks whose id and content hash are unchanged keep their rows, terms and vectors (only
-        their position is updated), so editing one function rewrites one chunk, not the file.
+        ``parts`` holds each chunk's sentence vectors by space (for spaces made with
+        ``parts=True``). Chunks whose id and content hash are unchanged keep their rows, terms
+        and vectors (only their position is updated), so editing one function rewrites one
+        chunk, not the file.
         """
         conn = self.conn
         added: list[tuple[str, int, bytes, str, str]] = []
         removed: list[int] = []
+        removed_parts: list[int] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
             file_id = self._upsert_file(record)
@@ -190,10 +235,11 @@ class Store:
             new_ids = {c.id for c in chunks}
             for cid, (rowid, _, space) in old.items():
                 if cid not in new_ids:
-                    self._delete_chunk(rowid, space)
+                    removed_parts += self._delete_chunk(rowid, space)
                     removed.append(rowid)
-            for ordinal, (chunk, chunk_spaces, chunk_vectors) in enumerate(
-                zip(chunks, spaces, vectors, strict=True)
+            all_parts = parts if parts is not None else [{} for _ in chunks]
+            for ordinal, (chunk, chunk_spaces, chunk_vectors, chunk_parts) in enumerate(
+                zip(chunks, spaces, vectors, all_parts, strict=True)
             ):
                 space_list = ",".join(chunk_spaces)
                 previous = old.get(chunk.id)
@@ -204,7 +250,7 @@ class Store:
                     )
                     continue
                 if previous:
-                    self._delete_chunk(previous[0], previous[2])
+                    removed_parts += self._delete_chunk(previous[0], previous[2])
                     removed.append(previous[0])
                 rowid = self._insert_chunk(file_id, ordinal, chunk, space_list)
                 for space in chunk_spaces:
@@ -213,13 +259,27 @@ class Store:
                         (rowid, chunk_vectors[space], chunk.kind, chunk.language),
                     )
                     added.append((space, rowid, chunk_vectors[space], chunk.kind, chunk.language))
+                    blobs = chunk_parts.get(space, [])
+                    if not blobs or space not in self._parts_spaces:
+                        continue
+                    if len(blobs) >= PART_STRIDE:
+                        raise ValueError(f"{chunk.path}: too many sentence vectors ({len(blobs)})")
+                    conn.execute("UPDATE chunks SET parts = ? WHERE id = ?", (len(blobs), rowid))
+                    for i, blob in enumerate(blobs):
+                        part = rowid * PART_STRIDE + i
+                        conn.execute(
+                            f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
+                            "VALUES (?, ?, ?, ?)",
+                            (part, blob, chunk.kind, chunk.language),
+                        )
+                        added.append((f"{space}_parts", part, blob, chunk.kind, chunk.language))
             conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
             seq = self._bump_write_seq()
             conn.execute("COMMIT")
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        self._patch_matrices(seq, removed, added)
+        self._patch_matrices(seq, removed, added, removed_parts)
 
     def _upsert_file(self, record: FileRecord) -> int:
         values = (
@@ -277,32 +337,45 @@ class Store:
         )
         return rowid
 
-    def _delete_chunk(self, rowid: int, space_list: str) -> None:
-        self.conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+    def _delete_chunk(self, rowid: int, space_list: str) -> list[int]:
+        """Delete a chunk's rows; return the ids of its sentence vectors that were deleted."""
+        conn = self.conn
+        row = conn.execute("SELECT parts FROM chunks WHERE id = ?", (rowid,)).fetchone()
+        n_parts = row[0] if row else 0
+        gone: list[int] = []
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
         for space in filter(None, space_list.split(",")):
-            self.conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
-        self.conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
+            conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
+            if n_parts and space in self._parts_spaces:
+                ids = [rowid * PART_STRIDE + i for i in range(n_parts)]
+                conn.executemany(
+                    f"DELETE FROM vec_{space}_parts WHERE part = ?", [(i,) for i in ids]
+                )
+                gone.extend(ids)
+        conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
+        return gone
 
     def remove_file(self, path: str) -> bool:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            file_removed, removed = self._delete_file(path)
+            file_removed, removed, removed_parts = self._delete_file(path)
             seq = self._bump_write_seq()
             conn.execute("COMMIT")
         except Exception:
             conn.execute("ROLLBACK")
             raise
-        self._patch_matrices(seq, removed, [])
+        self._patch_matrices(seq, removed, [], removed_parts)
         return file_removed
 
-    def _delete_file(self, path: str) -> tuple[bool, list[int]]:
-        """Delete a file's rows; return whether it was indexed and its removed chunk row ids."""
+    def _delete_file(self, path: str) -> tuple[bool, list[int], list[int]]:
+        """Delete a file's rows; return whether it was indexed, its chunk and part row ids."""
         rows = self.conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
+        parts: list[int] = []
         for rowid, space_list in rows:
-            self._delete_chunk(rowid, space_list)
+            parts += self._delete_chunk(rowid, space_list)
         cur = self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
-        return cur.rowcount > 0, [r[0] for r in rows]
+        return cur.rowcount > 0, [r[0] for r in rows], parts
 
     # -- large-index vector copies ------------------------------------------------------------
 
@@ -314,15 +387,23 @@ class Store:
         return int(self.get_meta("write_seq") or 0)
 
     def _patch_matrices(
-        self, seq: int, removed: list[int], added: list[tuple[str, int, bytes, str, str]]
+        self,
+        seq: int,
+        removed: list[int],
+        added: list[tuple[str, int, bytes, str, str]],
+        removed_parts: list[int] | None = None,
     ) -> None:
-        """Apply this process's own write to the in-memory copies, or drop a copy out of step."""
+        """Apply this process's own write to the in-memory copies, or drop a copy out of step.
+
+        ``added`` entries are (table: ``space`` or ``space_parts``, id, vector, kind, language);
+        ``removed`` are chunk ids and ``removed_parts`` sentence-vector ids.
+        """
         with self._matrix_lock:
             for space, matrix in list(self._matrices.items()):
                 if matrix.seq != seq - 1:
                     del self._matrices[space]
                     continue
-                matrix.remove(removed)
+                matrix.remove((removed_parts or []) if space.endswith("_parts") else removed)
                 mine = [a for a in added if a[0] == space]
                 matrix.add(
                     [a[1] for a in mine],
@@ -332,24 +413,25 @@ class Store:
                 )
                 matrix.seq = seq
 
-    def _matrix(self, space: str) -> VectorMatrix | None:
-        """The in-memory copy of a large space, loaded or reloaded when out of step."""
+    def _matrix(self, table: str) -> VectorMatrix | None:
+        """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
         seq = int(self.get_meta("write_seq") or 0)
         with self._matrix_lock:
-            matrix = self._matrices.get(space)
+            matrix = self._matrices.get(table)
             if matrix is not None and matrix.seq == seq:
                 return matrix
-        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{space}").fetchone()[0]
+        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{table}").fetchone()[0]
         if count < LARGE_INDEX:
             return None
+        space, is_parts = table.removesuffix("_parts"), table.endswith("_parts")
         dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
         rows = self.conn.execute(
-            f"SELECT chunk, embedding, kind, language FROM vec_{space}"
+            f"SELECT {'part' if is_parts else 'chunk'}, embedding, kind, language FROM vec_{table}"
         ).fetchall()
         matrix = VectorMatrix.from_rows(rows, dim)
         matrix.seq = seq
         with self._matrix_lock:
-            self._matrices[space] = matrix
+            self._matrices[table] = matrix
         return matrix
 
     def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
@@ -388,6 +470,37 @@ class Store:
             sql += f" AND language IN ({','.join('?' * len(languages))})"
             params.extend(languages)
         return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+
+    def knn_parts(
+        self,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Chunks ranked by their nearest sentence vector: (chunk rowid, distance), up to ``k``."""
+        if space not in self._parts_spaces:
+            return []
+        found: list[tuple[int, float]] = []
+        want = k * 4  # a chunk usually has several sentences among the nearest
+        matrix = self._matrix(f"{space}_parts")
+        if matrix is not None:
+            found = matrix.search(vector, want, kinds, languages)
+        else:
+            sql = f"SELECT part, distance FROM vec_{space}_parts WHERE embedding MATCH ? AND k = ?"
+            params: list[Any] = [np.asarray(vector, dtype=np.float32).tobytes(), want]
+            if kinds:
+                sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+                params.extend(kinds)
+            if languages:
+                sql += f" AND language IN ({','.join('?' * len(languages))})"
+                params.extend(languages)
+            found = [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+        best: dict[int, float] = {}
+        for part, distance in found:  # nearest first: the first part seen is the chunk's best
+            best.setdefault(part // PART_STRIDE, distance)
+        return list(best.items())[:k]
 
     def keyword(
         self,

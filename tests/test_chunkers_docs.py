@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from groundls.chunkers import Chunk, ChunkOptions, chunk_file, estimate_tokens
+from groundls.chunkers import Chunk, ChunkOptions, chunk_file, estimate_tokens, sentence_parts
 from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.chunkers.prose import sentence_spans, table_key_values
 
@@ -434,3 +434,28 @@ def test_html_navigation_landmarks_and_hidden_blocks_are_dropped() -> None:
     chunks = chunk_file("nav.html", page)
     assert [c.title for c in chunks] == ["Visible"]
     assert "Menu entry" not in chunks[0].embed_text and "Hidden" not in chunks[0].embed_text
+
+
+def test_sentence_parts_are_the_sentences_of_a_chunk_each_under_its_section_path() -> None:
+    text = (
+        "# ログの設定\n\n## ログの保存期間\n\n"
+        "ログファイルは七日間保存されます。その後は自動的に削除されます。\n"
+        "短い。\n"
+        "Old files are compressed first. Then they are removed.\n"
+    )
+    (chunk,) = chunk_file("docs/log.ja.md", text)
+    parts = sentence_parts(chunk)
+    assert parts == [
+        "ログの設定 > ログの保存期間\nログファイルは七日間保存されます。",
+        "ログの設定 > ログの保存期間\nその後は自動的に削除されます。",
+        "ログの設定 > ログの保存期間\nOld files are compressed first.",
+        "ログの設定 > ログの保存期間\nThen they are removed.",
+    ]  # headings and fragments under 8 characters ("短い。") are not parts of their own
+
+
+def test_sentence_parts_of_a_very_long_chunk_are_packed_under_the_cap() -> None:
+    body = "".join(f"これは{i}番目の文で、内容は少しずつ違います。" for i in range(100))
+    (chunk,) = chunk_file("notes.txt", body, ChunkOptions(max_tokens=5000))
+    parts = sentence_parts(chunk, max_parts=10)
+    assert len(parts) == 10
+    assert "0番目" in parts[0] and "99番目" in parts[-1]

@@ -251,3 +251,66 @@ def test_progress_counts_every_file_up_to_the_total(search_ws, tmp_path, fake_em
     engine.index(progress=lambda p: seen.append((p.done_files, p.total_files)))
     assert [d for d, _ in seen] == list(range(1, 5))
     assert {t for _, t in seen} == {4}
+
+
+def _part_rows(engine: Engine) -> tuple[int, int]:
+    """(sentence vectors stored, sentence vectors the chunks say they have)."""
+    stored = engine.store.conn.execute("SELECT COUNT(*) FROM vec_use_parts").fetchone()[0]
+    claimed = engine.store.conn.execute("SELECT COALESCE(SUM(parts), 0) FROM chunks").fetchone()[0]
+    return stored, claimed
+
+
+def test_japanese_prose_keeps_sentence_vectors_that_follow_edits_and_deletes(
+    search_ws, tmp_path, fake_embedders
+):
+    engine = open_engine(search_ws, tmp_path, fake_embedders)
+    first = engine.index()
+    stored, claimed = _part_rows(engine)
+    assert first.embedded_parts == stored == claimed > 0
+    with_parts = {
+        r[0] for r in engine.store.conn.execute("SELECT DISTINCT path FROM chunks WHERE parts > 0")
+    }
+    assert with_parts == {"docs/logging.ja.md"}  # not code, not English prose
+
+    assert engine.index().embedded_parts == 0  # unchanged: nothing re-embedded
+
+    doc = search_ws / "docs" / "logging.ja.md"
+    doc.write_text(doc.read_text().replace("七日間", "十四日間"), encoding="utf-8")
+    edit = engine.index_paths(["docs/logging.ja.md"])
+    assert edit.embedded == 1  # the one changed section ...
+    assert 0 < edit.embedded_parts < first.embedded_parts  # ... and its sentences only
+    assert _part_rows(engine)[0] == _part_rows(engine)[1]
+
+    doc.unlink()
+    engine.index()
+    assert _part_rows(engine) == (0, 0)
+
+
+def test_sentence_vectors_rank_chunks_by_their_best_sentence(search_ws, tmp_path, fake_embedders):
+    engine = open_engine(search_ws, tmp_path, fake_embedders)
+    engine.index()
+    vector = fake_embedders["use"].embed(
+        ["ログファイルは七日間保存され、その後は自動的に削除されます。"]
+    )[0]
+    ranked = engine.store.knn_parts("use", vector, 5)
+    assert len({rowid for rowid, _ in ranked}) == len(ranked)  # one entry per chunk
+    best = engine.store.hits_by_rowid([ranked[0][0]])[ranked[0][0]]
+    assert best.path == "docs/logging.ja.md" and "七日間" in best.text
+    assert engine.store.knn_parts("minilm", vector, 5) == []  # no sentence table there
+
+
+def test_a_model_change_of_the_sentence_space_re_embeds_its_sentences(
+    search_ws, tmp_path, fake_embedders
+):
+    engine = open_engine(search_ws, tmp_path, fake_embedders)
+    first = engine.index()
+    engine.close()
+    changed = {"minilm": fake_embedders["minilm"], "use": FakeEmbedder("fake-use-v2", 48)}
+    engine = open_engine(search_ws, tmp_path, changed)
+    report = engine.index()
+    assert report.embedded_parts == first.embedded_parts
+    dims = {
+        r[0] for r in engine.store.conn.execute("SELECT vec_length(embedding) FROM vec_use_parts")
+    }
+    assert dims == {48}
+    assert _part_rows(engine)[0] == _part_rows(engine)[1]

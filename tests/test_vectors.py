@@ -31,3 +31,26 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
     gone = {r for r, _ in exact} - {r for r, _ in after}
     assert gone and all(store.hits_by_rowid([r]).get(r) is None for r in gone)
     assert store._matrices["minilm"].seq == int(store.get_meta("write_seq"))
+
+
+def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
+    engine.index()
+    store = engine.store
+    query = fake_embedders["use"].embed(["ログレベルは環境変数 で変更できます。"])[0]
+    exact = store.knn_parts("use", query, 5)
+    monkeypatch.setattr(groundls.store, "LARGE_INDEX", 1)
+    assert store._matrix("use_parts") is not None
+    fast = store.knn_parts("use", query, 5)
+    assert [r for r, _ in fast] == [r for r, _ in exact] and fast
+    assert np.allclose([d for _, d in fast], [d for _, d in exact], atol=1e-5)
+    # editing the document replaces its sentence vectors in the copy, not only in SQLite
+    doc = search_ws / "docs" / "logging.ja.md"
+    doc.write_text(doc.read_text().replace("七日間", "十四日間"), encoding="utf-8")
+    engine.index_paths(["docs/logging.ja.md"])
+    copy = store._matrices["use_parts"]
+    assert copy.seq == int(store.get_meta("write_seq"))
+    in_sqlite = {r[0] for r in store.conn.execute("SELECT part FROM vec_use_parts")}
+    assert set(copy.ids.tolist()) == in_sqlite
