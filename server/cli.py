@@ -251,7 +251,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"chunk size (chars): {_fmt(stats['chunk_chars'])}")
     print(f"skipped: {_fmt(stats['skipped']) or 'none'}")
     for space, model in stats["models"].items():
-        print(f"model[{space}]: {model['model']} ({model['version']}, dim {model['dim']})")
+        extra = f", + {stats['sentence_vectors']} sentence vectors" if model.get("parts") else ""
+        print(f"model[{space}]: {model['model']} ({model['version']}, dim {model['dim']}{extra})")
     return 0
 
 

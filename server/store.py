@@ -607,6 +607,9 @@ class Store:
         return {
             "files": conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
             "chunks": len(lengths),
+            "sentence_vectors": conn.execute(
+                "SELECT COALESCE(SUM(parts), 0) FROM chunks"
+            ).fetchone()[0],
             "files_by_kind": files_by_kind,
             "chunks_by_kind": by_kind,
             "chunks_by_language": by_language,

@@ -54,3 +54,49 @@ def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
     assert copy.seq == int(store.get_meta("write_seq"))
     in_sqlite = {r[0] for r in store.conn.execute("SELECT part FROM vec_use_parts")}
     assert set(copy.ids.tolist()) == in_sqlite
+
+
+def _embeddings(n: int, dim: int, seed: int = 3) -> np.ndarray:
+    """Unit vectors with most of their variance in a few directions, as real embeddings have."""
+    rng = np.random.default_rng(seed)
+    mix = rng.standard_normal((48, dim)).astype(np.float32)
+    rows = rng.standard_normal((n, 48)).astype(np.float32) @ mix
+    rows += 0.3 * rng.standard_normal((n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_projected_prefilter_finds_the_exact_nearest_neighbours():
+    from groundls.vectors import VectorMatrix
+
+    rows = _embeddings(30_000, 384)
+    kinds = ["code" if i % 3 else "doc" for i in range(len(rows))]
+    matrix = VectorMatrix(np.arange(len(rows)), rows, kinds, ["python"] * len(rows))
+    queries = _embeddings(20, 384, seed=11)
+    recall = []
+    for q in queries:
+        exact = matrix.search(q, 50, rescore=0)
+        fast = matrix.search(q, 50, rescore=1_000)
+        assert len(fast) == 50 and [d for _, d in fast] == sorted(d for _, d in fast)
+        recall.append(len({r for r, _ in exact} & {r for r, _ in fast}) / 50)
+        docs = matrix.search(q, 10, kinds=["doc"], rescore=1_000)
+        assert docs and all(kinds[r] == "doc" for r, _ in docs)
+    assert np.mean(recall) >= 0.95
+
+
+def test_rows_added_and_removed_keep_their_projection_in_step():
+    from groundls.vectors import VectorMatrix
+
+    rows = _embeddings(5_000, 256)
+    matrix = VectorMatrix(np.arange(4_000), rows[:4_000], ["code"] * 4_000, ["python"] * 4_000)
+    matrix.add(
+        list(range(4_000, 5_000)),
+        [r.tobytes() for r in rows[4_000:]],
+        ["doc"] * 1_000,
+        ["markdown"] * 1_000,
+    )
+    matrix.remove(list(range(0, 4_000, 2)))
+    assert len(matrix.reduced) == len(matrix.ids) == 3_000
+    for probe in (4_321, 1):  # a row added later and a row that was there from the start
+        (best, distance), *_ = matrix.search(rows[probe], 5, rescore=100)
+        assert best == probe and abs(distance) < 1e-5
+    assert all(r % 2 or r >= 4_000 for r, _ in matrix.search(rows[10], 50, rescore=200))
