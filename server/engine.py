@@ -163,6 +163,14 @@ class Engine:
             cached = self._query[space]
         return cached.embed_one(text)
 
+    def warm(self) -> None:
+        """Load what the first search would otherwise wait for: the query models (USE reads its
+        tokenizer on first use, ~2 s) and, on large indexes, the in-memory vector copies."""
+        self._ensure_spaces()
+        for space in self.policy.all_spaces:
+            self._query_vector(space, "warm up")
+            self.store.warm(space)
+
     # -- indexing ----------------------------------------------------------------------------
 
     @property

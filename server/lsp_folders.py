@@ -328,6 +328,11 @@ class Folder:
             self.last_report = report
             if report.errors:
                 self.last_error = report.errors[-1]
+            if not report.cancelled:
+                try:
+                    self.engine.warm()  # so the first hover does not wait for models or copies
+                except Exception as exc:  # noqa: BLE001 - search will report it if it persists
+                    log.warning("%s: warming up the search failed: %s", self.name, exc)
             return report
         finally:
             self.state = "ready"

@@ -413,6 +413,12 @@ class Store:
                 )
                 matrix.seq = seq
 
+    def warm(self, space: str) -> None:
+        """Load the in-memory copies of a large space (and of its sentence vectors) now."""
+        self._matrix(space)
+        if space in self._parts_spaces:
+            self._matrix(f"{space}_parts")
+
     def _matrix(self, table: str) -> VectorMatrix | None:
         """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
         seq = int(self.get_meta("write_seq") or 0)

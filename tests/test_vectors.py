@@ -100,3 +100,15 @@ def test_rows_added_and_removed_keep_their_projection_in_step():
         (best, distance), *_ = matrix.search(rows[probe], 5, rescore=100)
         assert best == probe and abs(distance) < 1e-5
     assert all(r % 2 or r >= 4_000 for r, _ in matrix.search(rows[10], 50, rescore=200))
+
+
+def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
+    engine.index()
+    engine.warm()
+    assert engine.store._matrices == {}  # small index: sqlite-vec answers, nothing to load
+    monkeypatch.setattr(groundls.store, "LARGE_INDEX", 1)
+    engine.warm()
+    assert set(engine.store._matrices) == {"minilm", "use", "use_parts"}
