@@ -265,14 +265,16 @@ class Store:
                     if len(blobs) >= PART_STRIDE:
                         raise ValueError(f"{chunk.path}: too many sentence vectors ({len(blobs)})")
                     conn.execute("UPDATE chunks SET parts = ? WHERE id = ?", (len(blobs), rowid))
-                    for i, blob in enumerate(blobs):
-                        part = rowid * PART_STRIDE + i
-                        conn.execute(
-                            f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
-                            "VALUES (?, ?, ?, ?)",
-                            (part, blob, chunk.kind, chunk.language),
-                        )
-                        added.append((f"{space}_parts", part, blob, chunk.kind, chunk.language))
+                    rows = [
+                        (rowid * PART_STRIDE + i, blob, chunk.kind, chunk.language)
+                        for i, blob in enumerate(blobs)
+                    ]
+                    conn.executemany(
+                        f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
+                        "VALUES (?, ?, ?, ?)",
+                        rows,
+                    )
+                    added.extend((f"{space}_parts", *row) for row in rows)
             conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
             seq = self._bump_write_seq()
             conn.execute("COMMIT")
