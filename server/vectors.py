@@ -8,7 +8,7 @@ Even one BLAS product over 100k float32 vectors is memory-bound (8-12 ms per spa
 copy also keeps every vector projected onto its space's 128 main directions (PCA, fitted once
 on a sample when the copy is loaded): a query ranks all rows in that small space, then scores
 only the best ``RESCORE_SHARE`` of them exactly. Recall of the exact top 50 for real questions
-on 20k real chunk vectors: 0.983 (BENCHMARKS.md).
+on 20k real chunk vectors: 0.988 (BENCHMARKS.md).
 """
 
 from __future__ import annotations
