@@ -342,11 +342,14 @@ class Store:
     def _delete_chunk(self, rowid: int, space_list: str) -> list[int]:
         """Delete a chunk's rows; return the ids of its sentence vectors that were deleted."""
         conn = self.conn
-        row = conn.execute("SELECT parts FROM chunks WHERE id = ?", (rowid,)).fetchone()
-        n_parts = row[0] if row else 0
+        spaces = [s for s in space_list.split(",") if s]
+        n_parts = 0
+        if any(space in self._parts_spaces for space in spaces):
+            row = conn.execute("SELECT parts FROM chunks WHERE id = ?", (rowid,)).fetchone()
+            n_parts = row[0] if row else 0
         gone: list[int] = []
         conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
-        for space in filter(None, space_list.split(",")):
+        for space in spaces:
             conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
             if n_parts and space in self._parts_spaces:
                 ids = [rowid * PART_STRIDE + i for i in range(n_parts)]
@@ -431,10 +434,10 @@ class Store:
         count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{table}").fetchone()[0]
         if count < LARGE_INDEX:
             return None
-        space, is_parts = table.removesuffix("_parts"), table.endswith("_parts")
+        space = table.removesuffix("_parts")
         dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
         rows = self.conn.execute(
-            f"SELECT {'part' if is_parts else 'chunk'}, embedding, kind, language FROM vec_{table}"
+            f"SELECT {_key_column(table)}, embedding, kind, language FROM vec_{table}"
         ).fetchall()
         matrix = VectorMatrix.from_rows(rows, dim)
         matrix.seq = seq
@@ -466,18 +469,7 @@ class Store:
         kinds: Sequence[str] | None = None,
         languages: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
-        matrix = self._matrix(space)
-        if matrix is not None:
-            return matrix.search(vector, k, kinds, languages)
-        sql = f"SELECT chunk, distance FROM vec_{space} WHERE embedding MATCH ? AND k = ?"
-        params: list[Any] = [np.asarray(vector, dtype=np.float32).tobytes(), k]
-        if kinds:
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-            params.extend(kinds)
-        if languages:
-            sql += f" AND language IN ({','.join('?' * len(languages))})"
-            params.extend(languages)
-        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+        return self._nearest(space, vector, k, kinds, languages)
 
     def knn_parts(
         self,
@@ -490,25 +482,32 @@ class Store:
         """Chunks ranked by their nearest sentence vector: (chunk rowid, distance), up to ``k``."""
         if space not in self._parts_spaces:
             return []
-        found: list[tuple[int, float]] = []
-        want = k * 4  # a chunk usually has several sentences among the nearest
-        matrix = self._matrix(f"{space}_parts")
-        if matrix is not None:
-            found = matrix.search(vector, want, kinds, languages)
-        else:
-            sql = f"SELECT part, distance FROM vec_{space}_parts WHERE embedding MATCH ? AND k = ?"
-            params: list[Any] = [np.asarray(vector, dtype=np.float32).tobytes(), want]
-            if kinds:
-                sql += f" AND kind IN ({','.join('?' * len(kinds))})"
-                params.extend(kinds)
-            if languages:
-                sql += f" AND language IN ({','.join('?' * len(languages))})"
-                params.extend(languages)
-            found = [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+        # a chunk usually has several sentences among the nearest
+        found = self._nearest(f"{space}_parts", vector, k * 4, kinds, languages)
         best: dict[int, float] = {}
         for part, distance in found:  # nearest first: the first part seen is the chunk's best
             best.setdefault(part // PART_STRIDE, distance)
         return list(best.items())[:k]
+
+    def _nearest(
+        self,
+        table: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None,
+        languages: Sequence[str] | None,
+    ) -> list[tuple[int, float]]:
+        """(id, cosine distance) of the ``k`` nearest rows of ``vec_<table>``, nearest first."""
+        matrix = self._matrix(table)
+        if matrix is not None:
+            return matrix.search(vector, k, kinds, languages)
+        where, params = _filters(kinds, languages)
+        sql = (
+            f"SELECT {_key_column(table)}, distance FROM vec_{table}"
+            f" WHERE embedding MATCH ? AND k = ?{where}"
+        )
+        params = [np.asarray(vector, dtype=np.float32).tobytes(), k, *params]
+        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
 
     def keyword(
         self,
@@ -521,15 +520,9 @@ class Store:
             f"SELECT f.rowid, bm25(chunks_fts, {HEAD_WEIGHT}, 1.0) AS s FROM chunks_fts f"
             " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
         )
-        params: list[Any] = [expression]
-        if kinds:
-            sql += f" AND c.kind IN ({','.join('?' * len(kinds))})"
-            params.extend(kinds)
-        if languages:
-            sql += f" AND c.language IN ({','.join('?' * len(languages))})"
-            params.extend(languages)
-        sql += " ORDER BY s LIMIT ?"
-        params.append(k)
+        where, filter_params = _filters(kinds, languages, "c.")
+        sql += f"{where} ORDER BY s LIMIT ?"
+        params: list[Any] = [expression, *filter_params, k]
         return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
 
     def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
@@ -665,6 +658,23 @@ class Store:
             }
             for r in rows
         ]
+
+
+def _key_column(table: str) -> str:
+    """The id column of ``vec_<table>``: chunk vectors are keyed by chunk, sentences by part."""
+    return "part" if table.endswith("_parts") else "chunk"
+
+
+def _filters(
+    kinds: Sequence[str] | None, languages: Sequence[str] | None, prefix: str = ""
+) -> tuple[str, list[Any]]:
+    """`` AND kind IN (...) AND language IN (...)`` for the filters given, and its parameters."""
+    sql, params = "", []
+    for column, values in (("kind", kinds), ("language", languages)):
+        if values:
+            sql += f" AND {prefix}{column} IN ({','.join('?' * len(values))})"
+            params.extend(values)
+    return sql, params
 
 
 def _histogram(lengths: list[int]) -> dict[str, int]:
