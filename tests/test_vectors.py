@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import groundls.store
 import numpy as np
+import pytest
 from groundls.config import Config
 from groundls.engine import Engine
 
 
-def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
-    search_ws, tmp_path, fake_embedders, monkeypatch
-):
+@pytest.fixture
+def engine(search_ws, tmp_path, fake_embedders) -> Engine:
+    """The search fixture workspace indexed with the fake embedders (far below LARGE_INDEX)."""
     engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
     engine.index()
+    yield engine
+    engine.close()
+
+
+def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
+    engine, search_ws, fake_embedders, monkeypatch
+):
     store = engine.store
     query = fake_embedders["minilm"].embed(["upload retry bucket"])[0]
     exact = store.knn("minilm", query, 5)  # sqlite-vec (index below the threshold)
@@ -34,10 +42,8 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
 
 
 def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
-    search_ws, tmp_path, fake_embedders, monkeypatch
+    engine, search_ws, fake_embedders, monkeypatch
 ):
-    engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
-    engine.index()
     store = engine.store
     query = fake_embedders["use"].embed(["ログレベルは環境変数 で変更できます。"])[0]
     exact = store.knn_parts("use", query, 5)
@@ -102,11 +108,7 @@ def test_rows_added_and_removed_keep_their_projection_in_step():
     assert all(r % 2 or r >= 4_000 for r, _ in matrix.search(rows[10], 50, rescore=200))
 
 
-def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(
-    search_ws, tmp_path, fake_embedders, monkeypatch
-):
-    engine = Engine.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
-    engine.index()
+def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(engine, monkeypatch):
     engine.warm()
     assert engine.store._matrices == {}  # small index: sqlite-vec answers, nothing to load
     monkeypatch.setattr(groundls.store, "LARGE_INDEX", 1)
