@@ -26,15 +26,22 @@ async function waitForIndex(page: Page): Promise<void> {
   log(`status bar idle (${sawIndexing ? "after showing indexing progress" : "no progress seen"})`);
 }
 
+/** Type into the open quick input (palette, Quick Open, a picker) and click the matching row. */
+async function pickFromQuickInput(
+  page: Page,
+  typed: string,
+  rowText = typed,
+  timeout?: number,
+): Promise<void> {
+  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+  await page.keyboard.type(typed);
+  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: rowText });
+  await row.first().click({ timeout });
+}
+
 async function runPaletteCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await page.keyboard.type(title);
-  const row = page.locator(".quick-input-list .monaco-list-row", {
-    hasText: title.replace(/^groundls: /, ""),
-  });
-  await row.first().click({ timeout: 15000 });
+  await pickFromQuickInput(page, title, title.replace(/^groundls: /, ""), 15000);
 }
 
 function answerFrame(page: Page): FrameLocator {
@@ -58,12 +65,7 @@ async function main(): Promise<number> {
     await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
     // Open a file first, as a person would: the answer panel then opens beside it.
     await page.keyboard.press("Control+P");
-    await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-    await page.keyboard.type("session.py");
-    await page
-      .locator(".quick-input-list .monaco-list-row", { hasText: "session.py" })
-      .first()
-      .click();
+    await pickFromQuickInput(page, "session.py");
     await page
       .locator(".tabs-container .tab.active", { hasText: "session.py" })
       .waitFor({ timeout: 30000 });
@@ -149,12 +151,7 @@ async function main(): Promise<number> {
     if (light) {
       // The panel follows the theme through VS Code's CSS variables: switch to a light theme.
       await runPaletteCommand(page, "Preferences: Color Theme");
-      await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-      await page.keyboard.type("Light Modern");
-      await page
-        .locator(".quick-input-list .monaco-list-row", { hasText: "Light Modern" })
-        .first()
-        .click();
+      await pickFromQuickInput(page, "Light Modern");
       await page.locator(".monaco-workbench.vs").waitFor({ timeout: 30000 });
       await page.mouse.move(1100, 820);
       await page.waitForTimeout(1000);
