@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Chunk, ChunkOptions, Piece, estimate_tokens, finalize, sentence_parts
+from .base import Chunk, ChunkOptions, Piece, finalize, sentence_parts
 from .languages import classify
 
 __all__ = [
@@ -11,7 +11,6 @@ __all__ = [
     "Piece",
     "chunk_file",
     "classify",
-    "estimate_tokens",
     "sentence_parts",
 ]
 

@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 
 KINDS = ("code", "doc", "config")
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 _MEANINGFUL = re.compile(r"[0-9A-Za-z\u00c0-\uffff]")
 CHUNK_ID_RE = re.compile(r"^[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True)
 class ChunkOptions:
-    """Size budget, in estimated tokens (see :func:`estimate_tokens`)."""
+    """Size budget, in estimated tokens (see :func:`~.textrules.estimate_encoder_tokens`)."""
 
     max_tokens: int = 400
     min_chars: int = 50
@@ -61,15 +60,6 @@ class Chunk:
     symbol: str = ""
     signature: str = ""
     extra: dict[str, str] = field(default_factory=dict)
-
-
-def estimate_tokens(text: str) -> int:
-    """About chars/4 for Latin script and chars/2 for Japanese, mixed by script ratio."""
-    if not text:
-        return 0
-    cjk = len(_CJK.findall(text))
-    other = len(text) - cjk
-    return max(1, round(cjk / 2 + other / 4))
 
 
 def is_meaningful(text: str) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
-from .base import ChunkOptions, Piece, estimate_tokens, is_meaningful
+from .base import ChunkOptions, Piece, is_meaningful
 from .code_langs import (
     SPECS,
     Spec,
@@ -22,6 +22,7 @@ from .code_langs import (
     python_self_attributes,
     split_scoped,
 )
+from .textrules import estimate_encoder_tokens
 from .windows import window_pieces
 
 _MAX_FIELDS = 10
@@ -573,7 +574,7 @@ class _CodeChunker:
         groups: list[list[tuple[int | None, str]]] = []
         tokens = 0
         for entry in cleaned:
-            t = estimate_tokens(entry[1]) + 1
+            t = estimate_encoder_tokens(entry[1]) + 1
             if group and tokens + t > budget:
                 groups.append(group)
                 group, tokens = [], 0
@@ -624,10 +625,10 @@ def _is_content(line: str) -> bool:
 
 
 def _row_tokens(line: str) -> int:
-    """estimate_tokens(line) + 1 (for the newline), with a fast path for ASCII lines."""
+    """estimate_encoder_tokens(line) + 1 (for the newline), with a fast path for ASCII lines."""
     if line.isascii():
         return (max(1, round(len(line) / 4)) if line else 0) + 1
-    return estimate_tokens(line) + 1
+    return estimate_encoder_tokens(line) + 1
 
 
 def _last_row(node: Node) -> int:
@@ -648,9 +649,9 @@ def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:
         if out and it.mergeable and out[-1].mergeable:
             prev = out[-1].piece
             cur = it.piece
-            if (tiny(prev) or tiny(cur)) and estimate_tokens(prev.text) + estimate_tokens(
-                cur.text
-            ) <= options.max_tokens:
+            if (tiny(prev) or tiny(cur)) and estimate_encoder_tokens(
+                prev.text
+            ) + estimate_encoder_tokens(cur.text) <= options.max_tokens:
                 host, guest = (cur, prev) if tiny(prev) and not tiny(cur) else (prev, cur)
                 out[-1] = _Item(_absorb(host, guest, prev, cur), True)
                 continue

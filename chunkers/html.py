@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 from .base import ChunkOptions, Piece
 from .prose import Block, SectionBuilder, sections_to_pieces
+from .textrules import CJK_TEXT
 
 _SKIP = {"script", "style", "nav", "noscript", "template", "svg", "head", "iframe", "object"}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -33,8 +34,7 @@ _VOID = {
     "wbr",
 }
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")
-_CJK = "\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\u4e00-\u9fff\uff00-\uffef"
-_CJK_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n\s*(?=[{_CJK}])")
+_CJK_BREAK = re.compile(rf"(?<=[{CJK_TEXT}])[ \t]*\n\s*(?=[{CJK_TEXT}])")
 _BR = "\x00"  # a <br> inside running text; every other source newline is just a space
 
 

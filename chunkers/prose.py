@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from .base import ChunkOptions, Piece, estimate_tokens, is_meaningful
+from .base import ChunkOptions, Piece, is_meaningful
+from .textrules import estimate_encoder_tokens, is_cjk_letter
 
 # Block kinds a format parser may produce; "heading" is only used for a section's own heading.
 BLOCK_KINDS = ("paragraph", "list", "table", "code", "quote", "heading")
@@ -22,7 +23,6 @@ _INTRO_END = (":", "：", "::")
 _INF = float("inf")
 _CLAUSE_BREAK = re.compile(r"[、，,；;]\s*")
 _MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
 def split_lines(text: str) -> list[str]:
@@ -199,7 +199,7 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
             take: list[tuple[int, int]] = []
             used = 0
             for s in reversed(prev_spans):
-                t = estimate_tokens(text[s[0] : s[1]])
+                t = estimate_encoder_tokens(text[s[0] : s[1]])
                 if used + t > overlap_tokens:
                     break
                 take.insert(0, s)
@@ -211,7 +211,7 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
                 # the last sentence alone is too long: repeat its closing clause instead
                 last = prev_spans[-1]
                 for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
-                    if estimate_tokens(text[m.end() : last[1]]) <= overlap_tokens:
+                    if estimate_encoder_tokens(text[m.end() : last[1]]) <= overlap_tokens:
                         overlap = text[m.end() : a]
                         overlap_line = _line_at(block, m.end())
                         break
@@ -223,7 +223,7 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
                 _line_at(block, a + len(body.rstrip()) - 1 if body else a),
                 body.strip(),
                 block.kind,
-                estimate_tokens(body),
+                estimate_encoder_tokens(body),
                 source=index,
                 overlap=overlap,
                 overlap_line=overlap_line,
@@ -234,7 +234,7 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
 
     prev_groups: list[list[tuple[int, int]]] = []
     for span in spans:
-        t = estimate_tokens(text[span[0] : span[1]])
+        t = estimate_encoder_tokens(text[span[0] : span[1]])
         if cur and cur_tokens + t > budget:
             emit()
             cur, cur_tokens = [], 0
@@ -247,15 +247,15 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
 
 def _hard_split(text: str, a: int, b: int, budget: int) -> list[tuple[int, int]]:
     """Cut one over-long sentence at spaces (or anywhere) so no fragment exceeds the budget."""
-    if estimate_tokens(text[a:b]) <= budget:
+    if estimate_encoder_tokens(text[a:b]) <= budget:
         return [(a, b)]
     out: list[tuple[int, int]] = []
     pos = a
     while pos < b:
         cost = 0.0
         end = pos
-        while end < b:  # same weights as estimate_tokens, counted incrementally
-            step = 0.5 if _CJK_CHAR.match(text[end]) else 0.25
+        while end < b:  # same weights as estimate_encoder_tokens, counted incrementally
+            step = 0.5 if is_cjk_letter(text[end]) else 0.25
             if cost + step > budget and end > pos:
                 break
             cost += step
@@ -301,11 +301,11 @@ def _split_lines_block(block: Block, index: int, budget: int) -> list[_Unit]:
     n = 0
     while n <= len(lines):
         if n < len(lines):
-            t = estimate_tokens(lines[n]) + 1
+            t = estimate_encoder_tokens(lines[n]) + 1
             if n > start and tokens + t > budget:
                 cut = last_boundary if last_boundary > start else n
                 units.append(_line_unit(block, index, lines, start, cut, header, body_start))
-                start, tokens = cut, sum(estimate_tokens(x) + 1 for x in lines[cut:n])
+                start, tokens = cut, sum(estimate_encoder_tokens(x) + 1 for x in lines[cut:n])
                 last_boundary = start
                 continue
             if n > start and is_boundary(n):
@@ -342,7 +342,7 @@ def _line_unit(
         min(block.end_line, last),
         text,
         block.kind,
-        estimate_tokens(text),
+        estimate_encoder_tokens(text),
         source=index,
         header=header,
     )
@@ -364,7 +364,7 @@ def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
     for index, block in enumerate(blocks):
         if not block.text.strip():
             continue
-        tokens = estimate_tokens(block.text)
+        tokens = estimate_encoder_tokens(block.text)
         if tokens <= budget or block.kind == "heading":
             text = block.text.rstrip()
             units.append(_Unit(block.start_line, block.end_line, text, block.kind, tokens))

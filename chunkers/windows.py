@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import ChunkOptions, Piece, estimate_tokens
+from .base import ChunkOptions, Piece
+from .textrules import estimate_encoder_tokens
 
 
 def window_pieces(
@@ -29,7 +30,7 @@ def window_pieces(
         end = start
         tokens = 0
         while end < n and end - start < options.window_lines:
-            line_tokens = estimate_tokens(lines[end]) + 1
+            line_tokens = estimate_encoder_tokens(lines[end]) + 1
             if end > start and tokens + line_tokens > options.max_tokens:
                 break
             tokens += line_tokens

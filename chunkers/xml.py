@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
-from .base import ChunkOptions, Piece, estimate_tokens, is_meaningful
+from .base import ChunkOptions, Piece, is_meaningful
 from .prose import split_lines
+from .textrules import estimate_encoder_tokens
 from .windows import window_pieces
 
 _NAME_ATTRS = ("name", "id", "key", "class", "artifactId", "ref", "type", "path", "value")
@@ -158,7 +159,7 @@ def _too_small(lines: list[str], start: int, end: int, options: ChunkOptions) ->
 
 
 def _too_big(lines: list[str], start: int, end: int, options: ChunkOptions) -> bool:
-    return estimate_tokens("\n".join(lines[start - 1 : end])) > options.max_tokens
+    return estimate_encoder_tokens("\n".join(lines[start - 1 : end])) > options.max_tokens
 
 
 def _piece(

@@ -59,10 +59,10 @@ def share(num: int, den: int) -> str:
 
 
 def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
-    from groundls.answer import AnswerService
+    from groundls.answer.prompt import detect_language
+    from groundls.answer.service import AnswerService
     from groundls.config import Config
-    from groundls.engine import Engine
-    from groundls.prompt import detect_language
+    from groundls.workspace import Workspace
 
     qfile, corpus = SETS[name]
     queries = [json.loads(line) for line in (EVAL / qfile).read_text().splitlines() if line.strip()]
@@ -82,15 +82,15 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         config.answer.use_packaged_model = False
         config.answer.model_path = ""
     index_dir = Path(args.index_root) / name
-    engine = Engine.open(CORPORA / corpus, config, index_dir)
+    workspace = Workspace.open(CORPORA / corpus, config, index_dir)
     t0 = time.perf_counter()
-    report = engine.index()
+    report = workspace.index()
     print(
         f"[{name}] index: {report.files_indexed} files indexed, {report.chunks} chunks, "
         f"{time.perf_counter() - t0:.1f} s",
         file=sys.stderr,
     )
-    service = AnswerService(engine, config.answer, style=args.style, history=False)
+    service = AnswerService(workspace, config.answer, style=args.style, history=False)
     if args.extractive:
         service._resolved = True  # no model at all, even if one is installed
         service._note = "benchmark: extractive mode"
@@ -138,7 +138,7 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
             )
     finally:
         service.close()
-        engine.close()
+        workspace.close()
 
 
 def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:

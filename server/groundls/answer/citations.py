@@ -1,0 +1,341 @@
+"""Citation checks for answers: parse [n], drop invalid ones, flag weak ones, repair JSON."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+
+from groundls.chunkers.textrules import (
+    STOPWORDS,
+    cjk_bigrams,
+    cjk_runs,
+    is_hiragana_only,
+    split_identifier,
+)
+
+# [1], [1, 2], [1][2], full-width ［１］ and Japanese list commas.
+_MARKER = re.compile(r"[\[［]\s*([0-9０-９]{1,3}(?:\s*[,，、]\s*[0-9０-９]{1,3})*)\s*[\]］]")
+_NUM = re.compile(r"[0-9０-９]{1,3}")
+_TERMINATORS = ".!?。！？\n"
+# "." ends a sentence only before whitespace ("config.toml" does not); Japanese stops always do.
+_BOUNDARY = re.compile(r"[.!?](?=\s)|[。！？\n]")
+_FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
+
+
+def _numbers(group: str) -> list[int]:
+    return [int(m.translate(_FULLWIDTH)) for m in _NUM.findall(group)]
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Excerpt numbers cited inline, in order of first appearance, without duplicates."""
+    seen: list[int] = []
+    for m in _MARKER.finditer(text):
+        for n in _numbers(m.group(1)):
+            if n not in seen:
+                seen.append(n)
+    return seen
+
+
+def drop_invalid_markers(text: str, valid: Collection[int]) -> tuple[str, list[int]]:
+    """Remove citation numbers not in ``valid`` from the text; return it and the dropped numbers."""
+    dropped: list[int] = []
+
+    def fix(m: re.Match[str]) -> str:
+        nums = _numbers(m.group(1))
+        keep = [n for n in nums if n in valid]
+        for n in nums:
+            if n not in valid and n not in dropped:
+                dropped.append(n)
+        if not keep:
+            return ""
+        if keep == nums:
+            return m.group(0)
+        return "[" + ", ".join(str(n) for n in keep) + "]"
+
+    fixed = _MARKER.sub(fix, text)
+    if dropped:
+        fixed = re.sub(r"[ \t]+([.,。、!?])", r"\1", fixed)
+        fixed = re.sub(r"[ \t]{2,}", " ", fixed)
+    return fixed, dropped
+
+
+def citing_sentences(text: str) -> dict[int, list[str]]:
+    """For each cited number, the sentences (markers removed) that cite it.
+
+    A marker belongs to the sentence before it; "foo. [1]" and "foo。[1]" cite "foo".
+    """
+    out: dict[int, list[str]] = {}
+    for m in _MARKER.finditer(text):
+        end = m.start()
+        before = text[:end].rstrip()
+        # skip other markers directly in front (e.g. "[1][2]")
+        while True:
+            prev = None
+            for pm in _MARKER.finditer(before):
+                if pm.end() == len(before):
+                    prev = pm
+            if prev is None:
+                break
+            before = before[: prev.start()].rstrip()
+        core = before.rstrip(_TERMINATORS + " \t")
+        start = 0
+        for b in _BOUNDARY.finditer(core):
+            start = b.end()
+        sentence = _MARKER.sub(" ", core[start:]).strip()
+        for n in _numbers(m.group(1)):
+            out.setdefault(n, [])
+            if sentence and sentence not in out[n]:
+                out[n].append(sentence)
+    return out
+
+
+# --- overlap (works for English words and Japanese characters) ---------------------------------
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+(?:\.[0-9]+)*")
+#: Words that are too general to show that an excerpt supports a sentence.
+_GENERAL = STOPWORDS | frozenset(
+    ["all", "more", "most", "no", "not", "only", "other", "set", "sets"]
+)
+
+
+def features(text: str) -> set[str]:
+    """Lower-cased word parts (camelCase/snake_case split) plus CJK character bigrams."""
+    feats: set[str] = set()
+    for word in _WORD.findall(text):
+        for part in (word.lower(), *split_identifier(word)):
+            if len(part) >= 3 and part not in _GENERAL:
+                feats.add(part)
+    for run in cjk_runs(text):
+        feats.update(g for g in cjk_bigrams(run) if not is_hiragana_only(g))
+    return feats
+
+
+def overlap(sentence: str, excerpt: str) -> float:
+    """Share of the sentence's features that also occur in the excerpt (0..1)."""
+    s = features(sentence)
+    if not s:
+        return 1.0  # nothing to check ("See [1].") — not evidence of a bad citation
+    e = features(excerpt)
+    return len(s & e) / len(s)
+
+
+WEAK_OVERLAP = 0.12
+
+
+def is_weak(sentences: Iterable[str], excerpt: str, threshold: float = WEAK_OVERLAP) -> bool:
+    """True when no sentence citing the excerpt shares more than ``threshold`` of its content."""
+    scores = [overlap(s, excerpt) for s in sentences]
+    if not scores:
+        return False
+    return max(scores) < threshold
+
+
+# --- model output --------------------------------------------------------------------------------
+
+_NOT_FOUND = re.compile(
+    r"(does not say|doesn't say|do not (contain|mention|say|include)|does not (contain|mention|"
+    r"include|provide)|no (information|mention)|not (found|mentioned|specified|covered|available)|"
+    r"cannot (find|answer|be answered)|can't (find|answer)|unable to (find|answer)|there is no "
+    r"information|記載がありません|記載はありません|記載されていません|見つかりません|"
+    r"情報がありません|含まれていません|書かれていません|わかりません|分かりません)",
+    re.IGNORECASE,
+)
+
+
+def says_not_found(text: str) -> bool:
+    """Heuristic: a short reply whose wording says the excerpts do not answer the question."""
+    return bool(_NOT_FOUND.search(text)) and len(text) < 400
+
+
+@dataclass
+class ParsedOutput:
+    answer: str
+    numbers: list[int] = field(default_factory=list)
+    found: bool = True
+    valid_json: bool = False
+    repaired: bool = False
+
+
+def _strip_fences(raw: str) -> str:
+    text = raw.strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```[a-zA-Z]*\s*", "", text)
+        text = re.sub(r"\s*```\s*$", "", text)
+    return text
+
+
+def repair_json(raw: str) -> dict | None:
+    """Parse a possibly truncated or sloppy JSON object; None when nothing object-like is there.
+
+    Handles code fences, leading prose, trailing commas, an unterminated string, a dangling key
+    and unclosed brackets (what a generation cut by max_tokens or a time limit looks like).
+    """
+    text = _strip_fences(raw)
+    start = text.find("{")
+    if start < 0:
+        return None
+    text = text[start:]
+    try:
+        value = json.loads(text)
+        return value if isinstance(value, dict) else None
+    except json.JSONDecodeError:
+        pass
+    stack: list[str] = []
+    in_string = False
+    escape = False
+    end = len(text)
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if stack:
+                stack.pop()
+            if not stack:
+                end = i + 1
+                break
+    body = text[:end]
+    if stack:
+        if in_string:
+            if escape:
+                body = body[:-1]
+            body = re.sub(r"\\u[0-9a-fA-F]{0,3}$", "", body)
+            body += '"'
+        body = body.rstrip()
+        # a dangling key ("found") or key with colon ("found":) gets a null value
+        if body.endswith(":"):
+            body += " null"
+        elif re.search(r'[{,]\s*"[^"]*"$', body):
+            body = re.sub(r',?\s*"[^"]*"$', "", body)
+        body = body.rstrip().rstrip(",")
+        body += "".join(reversed(stack))
+    body = re.sub(r",\s*([}\]])", r"\1", body)
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _as_numbers(value: object) -> list[int]:
+    out: list[int] = []
+    if not isinstance(value, list):
+        return out
+    for item in value:
+        n: object = item
+        if isinstance(item, dict):
+            n = item.get("n", item.get("number", item.get("id")))
+        if isinstance(n, str):
+            nums = _numbers(n)
+            n = nums[0] if nums else None
+        if isinstance(n, int) and not isinstance(n, bool) and n not in out:
+            out.append(n)
+    return out
+
+
+def parse_output(raw: str, style: str) -> ParsedOutput:
+    """Turn raw model output into answer text, cited numbers and a found flag.
+
+    JSON style: parse, else repair, else fall back to treating the text as prose. The cited
+    numbers are the inline markers first, then any extra numbers from the citations array.
+    """
+    if style == "json":
+        obj = None
+        valid = False
+        try:
+            parsed = json.loads(_strip_fences(raw))
+            if isinstance(parsed, dict):
+                obj, valid = parsed, True
+        except json.JSONDecodeError:
+            obj = repair_json(raw)
+        if obj is not None and isinstance(obj.get("answer"), str):
+            answer = obj["answer"].strip()
+            numbers = cited_numbers(answer)
+            for n in _as_numbers(obj.get("citations")):
+                if n not in numbers:
+                    numbers.append(n)
+            found_value = obj.get("found")
+            found = found_value if isinstance(found_value, bool) else not says_not_found(answer)
+            if not answer:
+                found = False
+            return ParsedOutput(answer, numbers, found, valid_json=valid, repaired=not valid)
+        text = _strip_fences(raw)
+        # fall through to prose parsing of whatever was produced
+        raw = re.sub(r'^\{\s*"answer"\s*:\s*"', "", text)
+    answer = raw.strip()
+    numbers = cited_numbers(answer)
+    found = bool(answer) and not (says_not_found(answer) and not numbers)
+    return ParsedOutput(answer, numbers, found)
+
+
+class AnswerFieldStreamer:
+    """Incrementally extracts the decoded value of the top-level "answer" string from partial JSON.
+
+    Feed raw generated pieces; each call returns the newly decoded answer text (possibly "").
+    """
+
+    _KEY = re.compile(r'"answer"\s*:\s*"')
+    _ESCAPES = {
+        '"': '"',
+        "\\": "\\",
+        "/": "/",
+        "b": "\b",
+        "f": "\f",
+        "n": "\n",
+        "r": "\r",
+        "t": "\t",
+    }
+
+    def __init__(self) -> None:
+        self.buffer = ""
+        self._pos = -1  # index in buffer of the next undecoded answer char; -1 = key not seen
+        self.done = False
+
+    def feed(self, piece: str) -> str:
+        self.buffer += piece
+        if self.done:
+            return ""
+        if self._pos < 0:
+            m = self._KEY.search(self.buffer)
+            if not m:
+                return ""
+            self._pos = m.end()
+        out: list[str] = []
+        buf = self.buffer
+        i = self._pos
+        while i < len(buf):
+            ch = buf[i]
+            if ch == '"':
+                self.done = True
+                i += 1
+                break
+            if ch == "\\":
+                if i + 1 >= len(buf):
+                    break  # wait for the rest of the escape
+                nxt = buf[i + 1]
+                if nxt == "u":
+                    if i + 6 > len(buf):
+                        break
+                    with contextlib.suppress(ValueError):
+                        out.append(chr(int(buf[i + 2 : i + 6], 16)))
+                    i += 6
+                    continue
+                out.append(self._ESCAPES.get(nxt, nxt))
+                i += 2
+                continue
+            out.append(ch)
+            i += 1
+        self._pos = i
+        return "".join(out)

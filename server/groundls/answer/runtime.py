@@ -1,0 +1,451 @@
+"""The local chat model at run time: load lazily, keep the prompt cache, stream tokens, unload when idle."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundls.answer.model_files import INSTALL_HINT, ModelError, ModelSpec, cache_dir, gguf_path
+from groundls.chunkers.textrules import estimate_llm_tokens
+
+log = logging.getLogger("groundls.answer")
+
+# --- generation ----------------------------------------------------------------------------------
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    generated_tokens: int = 0
+    generate_ms: float = 0.0
+    load_ms: float = 0.0
+    stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
+
+
+class Cancelled(Exception):
+    """Raised inside generation when the cancel event is set or the deadline passes."""
+
+
+class LocalLLM:
+    """A llama.cpp model loaded on first use, kept loaded, and unloaded after an idle time.
+
+    Generation is serialised by a lock (one model, one context). The KV cache of the previous
+    prompt is kept, so a new prompt that starts with the same system prompt only evaluates the
+    new part (the fixed system prompt is the cacheable prefix).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        idle_unload_s: float = 600.0,
+        prefill_slice: int = 128,
+    ) -> None:
+        self.spec = spec
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 2
+        self.idle_unload_s = idle_unload_s
+        self.prefill_slice = prefill_slice
+        self._llm: Any = None
+        self._formatter: Any = None
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self.last_load_ms = 0.0
+        self.extra_buffers = True
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    # lifecycle
+
+    def load(self) -> Any:
+        """Load (assembling the packaged GGUF first if needed); ModelError with a clear message."""
+        with self._lock:
+            if self._closed:
+                raise ModelError("the answer service is closed")
+            if self._llm is not None:
+                return self._llm
+            t0 = time.perf_counter()
+            path = gguf_path(self.spec)
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:  # pragma: no cover - resolved earlier
+                raise ModelError(
+                    f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
+                ) from exc
+            extra = extra_buffers_safe(path)
+            try:
+                with _model_params(use_extra_bufts=extra):
+                    llm = Llama(
+                        model_path=str(path),
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
+                        n_batch=512,
+                        seed=0,
+                        verbose=False,
+                    )
+            except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
+                raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
+            self.extra_buffers = extra
+            self._formatter = _make_formatter(llm)
+            self._llm = llm
+            self.last_load_ms = (time.perf_counter() - t0) * 1000
+            log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
+            return llm
+
+    def unload(self) -> None:
+        with self._lock:
+            llm, self._llm = self._llm, None
+            self._formatter = None
+            if llm is not None:
+                with contextlib.suppress(Exception):
+                    llm.close()
+                log.info("unloaded %s", self.spec.name)
+
+    def _touch(self) -> None:
+        """(Re)start the idle timer; it unloads the model when nothing used it for idle_unload_s."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._closed or self.idle_unload_s <= 0:
+            return
+        timer = threading.Timer(self.idle_unload_s, self._idle)
+        timer.daemon = True
+        timer.start()
+        self._timer = timer
+
+    def _idle(self) -> None:
+        if self._lock.acquire(blocking=False):
+            try:
+                self.unload()
+            finally:
+                self._lock.release()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.unload()
+
+    # tokens
+
+    def count_tokens(self, text: str) -> int:
+        llm = self._llm
+        if llm is None:
+            return estimate_llm_tokens(text)
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        llm = self.load()
+        prompt, add_bos = self._formatter(messages)
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    # generation
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = 320,
+        schema: dict | None = None,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+        stats: GenerationStats | None = None,
+        temperature: float = 0.2,
+    ) -> Iterator[str]:
+        """Yield generated text pieces. Stops on cancel or deadline (stats.stop_reason says which).
+
+        The prompt is evaluated in small slices so cancellation and the time limit also apply
+        while the (slow) prompt is being read, not only between generated tokens.
+        """
+        stats = stats or GenerationStats()
+        with self._lock:
+            try:
+                if self._timer is not None:
+                    self._timer.cancel()
+                was_loaded = self._llm is not None
+                llm = self.load()
+                if not was_loaded:
+                    stats.load_ms = self.last_load_ms
+                tokens = self.prompt_tokens(messages)
+                stats.prompt_tokens = len(tokens)
+                budget = self.n_ctx - len(tokens) - 1
+                if budget < 16:
+                    raise ModelError(
+                        f"the prompt ({len(tokens)} tokens) does not fit the model context "
+                        f"({self.n_ctx}); lower answer.contextTokens"
+                    )
+                max_tokens = min(max_tokens, budget)
+                t0 = time.perf_counter()
+                if not self._prefill(llm, tokens, cancel, deadline, stats):
+                    stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                    return
+                stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                grammar = None
+                if schema is not None:
+                    from llama_cpp import LlamaGrammar
+
+                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                t1 = time.perf_counter()
+                stats.stop_reason = "stop"
+                it = llm.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_p=0.9,
+                    top_k=40,
+                    repeat_penalty=1.05,
+                    grammar=grammar,
+                    stream=True,
+                )
+                try:
+                    for chunk in it:
+                        choice = chunk["choices"][0]
+                        text = choice.get("text") or ""
+                        if text:
+                            stats.generated_tokens += 1
+                            yield text
+                        if choice.get("finish_reason") == "length":
+                            stats.stop_reason = "length"
+                        if cancel is not None and cancel.is_set():
+                            stats.stop_reason = "cancel"
+                            break
+                        if deadline is not None and time.monotonic() > deadline:
+                            stats.stop_reason = "time"
+                            break
+                finally:
+                    with contextlib.suppress(Exception):
+                        it.close()
+                    stats.generate_ms = (time.perf_counter() - t1) * 1000
+                    # tokens, not text pieces (a piece can be empty or hold several tokens)
+                    stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
+            finally:
+                self._touch()
+
+    def _prefill(
+        self,
+        llm: Any,
+        tokens: list[int],
+        cancel: threading.Event | None,
+        deadline: float | None,
+        stats: GenerationStats,
+    ) -> bool:
+        """Evaluate all but the last prompt token, re-using the cached prefix; False if stopped."""
+        cached = llm.input_ids[: llm.n_tokens].tolist()
+        common = 0
+        for a, b in zip(cached, tokens[:-1], strict=False):
+            if a != b:
+                break
+            common += 1
+        if common < llm.n_tokens:
+            if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+                llm.reset()
+                common = 0
+            llm.n_tokens = common
+        stats.reused_tokens = common
+        todo = tokens[common:-1]
+        # Fixed slices: every llama eval call streams all weights once, so small slices are
+        # slow (measured on a busy 2-core VM: 19 tok/s in one call, 7 tok/s in 32-token slices,
+        # 2 tok/s in 8-token ones); 128 tokens keeps the loss small and lets cancel and the
+        # time limit act between slices (about 1.5 s apart on an idle machine).
+        size = self.prefill_slice
+        for i in range(0, len(todo), size):
+            if cancel is not None and cancel.is_set():
+                stats.stop_reason = "cancel"
+                return False
+            if deadline is not None and time.monotonic() > deadline:
+                stats.stop_reason = "time"
+                return False
+            llm.eval(todo[i : i + size])
+        return True
+
+
+# --- CPU probe ----------------------------------------------------------------------------------
+#
+# llama-cpp-python compiles llama.cpp with -march=native. On a VM whose CPU advertises AMX but
+# does not let guests use it, the AMX matrix kernels (an "extra buffer type") die with SIGILL on
+# the first prompt batch — the whole process is killed, no exception. So before the first load on
+# a machine, a child process evaluates a short batch; if it dies, models load with extra buffer
+# types disabled (slower prompt reading, but it works). The verdict is remembered per machine and
+# llama.cpp build.
+
+_PROBE = """
+import sys
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, n_batch=64, verbose=False)
+llm.eval(llm.tokenize(b"def retry_upload(path): return send(path) # probe " * 3))
+print("ok")
+"""
+_PARAMS_LOCK = threading.Lock()
+
+
+def _probe_key() -> str:
+    import platform
+
+    import llama_cpp
+
+    lib = Path(llama_cpp.__file__).parent / "lib"
+    stamp = ""
+    for name in sorted(p.name for p in lib.glob("libggml-cpu*")) if lib.is_dir() else []:
+        st = (lib / name).stat()
+        stamp += f"{name}:{st.st_size}:{int(st.st_mtime)};"
+    cpu = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                cpu = hashlib.sha256(line.encode()).hexdigest()[:16]
+                break
+    return f"{llama_cpp.__version__}|{platform.machine()}|{cpu}|{stamp}"
+
+
+def extra_buffers_safe(model_path: Path) -> bool:
+    """Whether llama.cpp's extra CPU buffer types (weight repacking, AMX) run on this machine."""
+    import subprocess
+    import sys
+
+    if os.environ.get("GROUNDLS_LLM_EXTRA_BUFFERS") in ("0", "1"):
+        return os.environ["GROUNDLS_LLM_EXTRA_BUFFERS"] == "1"
+    try:
+        key = _probe_key()
+    except Exception:  # noqa: BLE001 - no key, no probe: use the safe setting
+        return False
+    record_path = cache_dir() / "cpu_probe.json"
+    record: dict[str, bool] = {}
+    with contextlib.suppress(OSError, ValueError):
+        record = json.loads(record_path.read_text())
+    if key in record:
+        return bool(record[key])
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(model_path)],
+            capture_output=True,
+            timeout=180,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    ok = proc.returncode == 0
+    if not ok:
+        log.warning(
+            "llama.cpp's optimised CPU kernels crash on this machine (exit %s); "
+            "loading without them",
+            proc.returncode,
+        )
+    record[key] = ok
+    with contextlib.suppress(OSError):
+        record_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = record_path.with_name(record_path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record, indent=1))
+        os.replace(tmp, record_path)
+    return ok
+
+
+@contextlib.contextmanager
+def _model_params(*, use_extra_bufts: bool) -> Iterator[None]:
+    """Make Llama() build its model params with ``use_extra_bufts`` (it has no argument for it)."""
+    import llama_cpp.llama_cpp as capi
+
+    if use_extra_bufts:
+        yield
+        return
+    with _PARAMS_LOCK:
+        original = capi.llama_model_default_params
+
+        def patched() -> Any:
+            params = original()
+            params.use_extra_bufts = False
+            return params
+
+        capi.llama_model_default_params = patched
+        try:
+            yield
+        finally:
+            capi.llama_model_default_params = original
+
+
+_SHARED: dict[tuple[str, str, int], tuple[LocalLLM, int]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def acquire_shared(spec: ModelSpec, *, n_ctx: int, idle_unload_s: float) -> LocalLLM:
+    """One loaded model per process for the same file and context size (multi-root workspaces
+    each get an AnswerService; they share the model). Pair with :func:`release_shared`."""
+    key = (spec.source, str(spec.path or ""), n_ctx)
+    with _SHARED_LOCK:
+        entry = _SHARED.get(key)
+        if entry is None or entry[0]._closed:
+            model = LocalLLM(spec, n_ctx=n_ctx, idle_unload_s=idle_unload_s)
+            _SHARED[key] = (model, 1)
+            return model
+        model, refs = entry
+        _SHARED[key] = (model, refs + 1)
+        return model
+
+
+def release_shared(model: LocalLLM) -> None:
+    """Drop one reference; the last one closes (unloads) the model."""
+    with _SHARED_LOCK:
+        for key, (m, refs) in list(_SHARED.items()):
+            if m is model:
+                if refs <= 1:
+                    del _SHARED[key]
+                    break
+                _SHARED[key] = (m, refs - 1)
+                return
+    model.close()
+
+
+def _make_formatter(llm: Any) -> Any:
+    """messages -> (prompt text, add_bos) via the model's own chat template (ChatML fallback)."""
+    template = (llm.metadata or {}).get("tokenizer.chat_template")
+    if template:
+        try:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def tok_text(token: int) -> str:
+                if token < 0:
+                    return ""
+                return llm.detokenize([token], special=True).decode("utf-8", errors="ignore")
+
+            formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=tok_text(llm.token_eos()),
+                bos_token=tok_text(llm.token_bos()),
+                add_generation_prompt=True,
+            )
+
+            def fmt(messages: list[dict[str, str]]) -> tuple[str, bool]:
+                result = formatter(messages=messages)
+                return result.prompt, not getattr(result, "added_special", False)
+
+            fmt(
+                [{"role": "system", "content": "x"}, {"role": "user", "content": "y"}]
+            )  # fail early on odd templates
+            return fmt
+        except Exception as exc:  # a template the formatter cannot render: fall back to ChatML
+            log.warning("chat template unusable (%s); using ChatML", exc)
+
+    def chatml(messages: list[dict[str, str]]) -> tuple[str, bool]:
+        parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
+        return "".join(parts) + "<|im_start|>assistant\n", False
+
+    return chatml

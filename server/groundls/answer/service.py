@@ -1,0 +1,424 @@
+"""Grounded answers: retrieve, number excerpts, generate locally (or extract), check citations."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from typing import Any, Protocol
+
+from groundls.answer import citations as cit
+from groundls.answer import model_files, runtime
+from groundls.answer.prompt import (
+    Excerpt,
+    build_messages,
+    detect_language,
+    excerpt_label,
+    fit_excerpts,
+)
+from groundls.chunkers.textrules import estimate_llm_tokens
+from groundls.config import AnswerConfig
+from groundls.results import Answer, AnswerError, Citation, Hit, SearchFilters
+
+log = logging.getLogger("groundls.answer")
+
+#: JSON schema of the structured output (style "json").
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "citations": {"type": "array", "items": {"type": "integer"}},
+        "found": {"type": "boolean"},
+    },
+    "required": ["answer", "citations", "found"],
+}
+
+#: How the model is asked to write. "text": prose with inline [n], streamed as is, citations parsed
+#: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer" value
+#: extracted from the partial JSON while it streams. Chosen by measurement (see bench_answers.py).
+DEFAULT_STYLE = "text"
+
+
+_NOT_FOUND_TEXT = {
+    "en": "The workspace does not say: no indexed content matches this question.",
+    "ja": "ワークスペースには記載がありません（この質問に一致する内容は索引にありません）。",
+}
+_EXTRACTIVE_HEAD = {
+    ("en", "missing"): (
+        "Extractive mode: no language model is installed, so these are the most relevant "
+        "excerpts, not a written answer. Install one with `{hint}`."
+    ),
+    ("ja", "missing"): (
+        "抽出モード: 言語モデルがインストールされていないため、回答文ではなく関連する抜粋を"
+        "示します。`{hint}` でインストールできます。"
+    ),
+    ("en", "failed"): (
+        "Extractive mode: the language model could not be used ({why}), so these are the most "
+        "relevant excerpts, not a written answer."
+    ),
+    ("ja", "failed"): (
+        "抽出モード: 言語モデルを使えなかったため（{why}）、回答文ではなく関連する抜粋を示します。"
+    ),
+    ("en", "uncited"): (
+        "The answer was cut before it cited anything; these are the most relevant excerpts."
+    ),
+    ("ja", "uncited"): "回答が引用の前に打ち切られたため、関連する抜粋を示します。",
+}
+_CUT_NOTE = {
+    "en": " … [answer cut: {why}]",
+    "ja": " …［回答は途中で打ち切られました: {why}］",
+}
+_MAX_QUESTION_CHARS = 2000
+_EXTRACT_COUNT = 3
+_EXTRACT_LINES = 6
+
+
+class Retriever(Protocol):
+    """What answers need from a workspace: its search and a place to keep the history."""
+
+    def search(self, query: str, filters: SearchFilters | None = None) -> list[Hit]: ...
+
+    def add_history(self, record: dict[str, Any]) -> None: ...
+
+
+def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
+    h = excerpt.hit
+    return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak)
+
+
+class AnswerService:
+    """Answers questions about one workspace; one instance per workspace, safe to call from threads.
+
+    ``llm`` may be given (tests, benchmarks); otherwise the model is resolved from the config on
+    first use: configured GGUF > packaged default > extractive mode.
+    """
+
+    def __init__(
+        self,
+        workspace: Retriever,
+        config: AnswerConfig | None = None,
+        *,
+        llm: Any = None,
+        style: str | None = None,
+        history: bool = True,
+    ) -> None:
+        self.workspace = workspace
+        self.config = config or AnswerConfig()
+        self.style = style or DEFAULT_STYLE
+        self.history_enabled = history
+        self._llm = llm
+        self._resolved = llm is not None
+        self._note = ""
+        self._load_error = ""
+        self._resolve_lock = threading.Lock()
+        self._shared = False
+
+    # model resolution
+
+    def _model(self) -> Any:
+        """The LLM backend, or None (then self._note says why)."""
+        with self._resolve_lock:
+            if not self._resolved:
+                spec, note = model_files.resolve_model(
+                    self.config.model_path, self.config.use_packaged_model
+                )
+                self._note = note
+                if spec is not None:
+                    n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
+                    self._llm = runtime.acquire_shared(
+                        spec, n_ctx=n_ctx, idle_unload_s=self.config.idle_unload_s
+                    )
+                    self._shared = True
+                self._resolved = True
+            return self._llm
+
+    @property
+    def model_name(self) -> str:
+        model = self._model()
+        return getattr(model, "name", "") if model is not None else ""
+
+    def status(self) -> dict[str, Any]:
+        """What answers will use: model name and source, loaded or not, and any problem."""
+        model = self._model()
+        spec = getattr(model, "spec", None)
+        return {
+            "mode": "llm" if model is not None and not self._load_error else "extractive",
+            "model": getattr(model, "name", "") if model is not None else "",
+            "source": getattr(spec, "source", "") if spec is not None else "",
+            "loaded": bool(getattr(model, "loaded", False)),
+            "notice": self._load_error or self._note,
+            "install_hint": model_files.INSTALL_HINT,
+        }
+
+    # the pipeline
+
+    def ask(
+        self,
+        question: str,
+        filters: SearchFilters | None = None,
+        *,
+        on_sources: Callable[[list[Citation]], None] | None = None,
+        on_token: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        if not isinstance(question, str) or not question.strip():
+            raise AnswerError("the question is empty")
+        question = question.strip()
+        if len(question) > _MAX_QUESTION_CHARS:
+            raise AnswerError(f"the question is too long (over {_MAX_QUESTION_CHARS} characters)")
+        filters = filters or SearchFilters()
+        k = filters.k
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 50):
+            raise AnswerError("k must be an integer from 1 to 50")
+        t0 = time.perf_counter()
+        language = detect_language(question)
+        hits: list[Hit] = list(
+            self.workspace.search(question, replace(filters, k=k or self.config.k))
+        )
+        timing: dict[str, float | None] = {
+            "retrieve_ms": _ms(t0),
+            "first_token_ms": None,
+            "total_ms": None,
+        }
+        if not hits:
+            text = _NOT_FOUND_TEXT[language]
+            if on_sources is not None:
+                on_sources([])
+            if on_token is not None:
+                on_token(text)
+            timing["first_token_ms"] = _ms(t0)
+            timing["total_ms"] = _ms(t0)
+            ans = Answer(text, False, language, "not_found", timing=timing)
+            self._record(question, ans)
+            return ans
+
+        model = self._model()
+        # the model's own tokenizer once it is loaded; a calibrated estimate before that, so the
+        # sources can be shown before the (slow) first load
+        count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
+        excerpts = fit_excerpts(hits, self.config.context_tokens, count)
+        sources = [_citation(e) for e in excerpts]
+        if on_sources is not None:
+            on_sources(sources)
+
+        if model is None:
+            ans = self._extractive(excerpts, language, "missing", self._note, on_token, t0)
+        else:
+            try:
+                ans = self._generate(
+                    model, question, excerpts, language, on_token, cancel, t0, timing
+                )
+                self._load_error = ""
+            except model_files.ModelError as exc:
+                self._load_error = str(exc)
+                log.warning("answer model unavailable: %s", exc)
+                ans = self._extractive(excerpts, language, "failed", str(exc), on_token, t0)
+            else:
+                if ans.cut and not ans.answer_started and not (cancel and cancel.is_set()):
+                    # the time limit passed while the model was still reading the excerpts:
+                    # the excerpts are more useful than an empty answer
+                    why = f"no answer within the time limit of {self.config.time_limit_s:g} s"
+                    timing.update({k: v for k, v in ans.timing.items() if k != "first_token_ms"})
+                    ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
+                    ans.model = model.name
+                    ans.cut = True
+                elif (
+                    ans.cut and ans.found and not ans.citations and not (cancel and cancel.is_set())
+                ):
+                    # cut before citing anything: a partial sentence alone leaves the user with
+                    # nothing to check, so the excerpts follow it, labelled as such
+                    if on_token is not None:
+                        on_token("\n\n")
+                    tail = self._extractive(excerpts, language, "uncited", "", on_token, t0)
+                    ans.answer = f"{ans.answer}\n\n{tail.answer}".strip()
+                    ans.citations = tail.citations
+        ans.sources = sources
+        ans.timing = {**timing, **ans.timing}
+        ans.timing["total_ms"] = _ms(t0)
+        self._record(question, ans)
+        return ans
+
+    def _extractive(
+        self,
+        excerpts: list[Excerpt],
+        language: str,
+        kind: str,
+        why: str,
+        on_token: Callable[[str], None] | None,
+        t0: float,
+    ) -> Answer:
+        """The best excerpts, quoted with their citations, clearly labelled as not an answer."""
+        head = _EXTRACTIVE_HEAD[(language, kind)].format(why=why, hint=model_files.INSTALL_HINT)
+        lines = [head, ""]
+        chosen = excerpts[:_EXTRACT_COUNT]
+        for e in chosen:
+            lines.append(f"[{e.n}] {excerpt_label(e.hit)}")
+            body = [ln.rstrip() for ln in e.text.splitlines() if ln.strip()][:_EXTRACT_LINES]
+            lines.extend("    " + ln for ln in body)
+            lines.append("")
+        text = "\n".join(lines).rstrip() + "\n"
+        if on_token is not None:
+            on_token(text)
+        return Answer(
+            text,
+            True,
+            language,
+            "extractive",
+            citations=[_citation(e) for e in chosen],
+            timing={"first_token_ms": _ms(t0)},
+            notice=why or f"no language model; run `{model_files.INSTALL_HINT}`",
+        )
+
+    def _generate(
+        self,
+        model: Any,
+        question: str,
+        excerpts: list[Excerpt],
+        language: str,
+        on_token: Callable[[str], None] | None,
+        cancel: threading.Event | None,
+        t0: float,
+        timing: dict[str, float | None],
+    ) -> Answer:
+        style = self.style
+        messages = build_messages(question, excerpts, language, style)
+        deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
+        stats = runtime.GenerationStats()
+        raw_parts: list[str] = []
+        shown: list[str] = []
+        streamer = cit.AnswerFieldStreamer() if style == "json" else None
+        loop = False
+        for piece in model.stream(
+            messages,
+            max_tokens=self.config.max_tokens,
+            schema=ANSWER_SCHEMA if style == "json" else None,
+            cancel=cancel,
+            deadline=deadline,
+            stats=stats,
+        ):
+            raw_parts.append(piece)
+            visible = streamer.feed(piece) if streamer is not None else piece
+            if visible:
+                if timing["first_token_ms"] is None:
+                    timing["first_token_ms"] = _ms(t0)
+                shown.append(visible)
+                if on_token is not None:
+                    on_token(visible)
+            if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
+                loop = True
+                break
+        raw = "".join(raw_parts)
+        if loop:
+            cut_at = repetition_start(raw)
+            if cut_at is not None:
+                raw = raw[:cut_at]
+            stats.stop_reason = "loop"
+        timing["prompt_tokens"] = stats.prompt_tokens
+        timing["reused_tokens"] = stats.reused_tokens
+        timing["prefill_ms"] = round(stats.prefill_ms, 1)
+        timing["generated_tokens"] = stats.generated_tokens
+        timing["generate_ms"] = round(stats.generate_ms, 1)
+        if stats.load_ms:
+            timing["load_ms"] = round(stats.load_ms, 1)
+
+        parsed = cit.parse_output(raw, style)
+        if streamer is not None and not parsed.answer and "".join(shown):
+            parsed.answer = "".join(shown).strip()
+        cut = stats.stop_reason in ("cancel", "time", "length", "loop")
+        answer_text, dropped = cit.drop_invalid_markers(parsed.answer, range(1, len(excerpts) + 1))
+        numbers = [n for n in parsed.numbers if 1 <= n <= len(excerpts)]
+        for n in parsed.numbers:
+            if not 1 <= n <= len(excerpts) and n not in dropped:
+                dropped.append(n)
+        by_n = {e.n: e for e in excerpts}
+        sentences = cit.citing_sentences(answer_text)
+        found = parsed.found
+        if not answer_text.strip():
+            found = False
+        citations_out: list[Citation] = []
+        if found:
+            for n in numbers:
+                e = by_n[n]
+                said = sentences.get(n) or [cit._MARKER.sub(" ", answer_text)]
+                weak = cit.is_weak(said, e.text + "\n" + excerpt_label(e.hit))
+                citations_out.append(_citation(e, weak))
+        notice = ""
+        if cut:
+            why = {
+                "cancel": "cancelled",
+                "time": f"time limit {self.config.time_limit_s:g} s",
+                "length": f"max {self.config.max_tokens} tokens",
+                "loop": "repetition",
+            }[stats.stop_reason]
+            notice = f"answer cut ({why})"
+            answer_text = answer_text.rstrip() + _CUT_NOTE[language].format(why=why)
+        started = bool("".join(shown).strip())
+        if timing["first_token_ms"] is None:
+            timing["first_token_ms"] = _ms(t0) if answer_text else None
+        return Answer(
+            answer_text.strip(),
+            found,
+            language,
+            "llm",
+            citations=citations_out,
+            model=model.name,
+            timing=timing,
+            cut=cut,
+            dropped_citations=dropped,
+            notice=notice,
+            answer_started=started,
+        )
+
+    def _record(self, question: str, ans: Answer) -> None:
+        if not self.history_enabled:
+            return
+        record = {
+            "question": question,
+            "answer": ans.answer,
+            "found": ans.found,
+            "language": ans.language,
+            "mode": ans.mode,
+            "model": ans.model,
+            "citations": [asdict(c) for c in ans.citations],
+            "timing": dict(ans.timing),
+            "cut": ans.cut,
+            "asked_at": time.time(),
+        }
+        try:
+            self.workspace.add_history(record)
+        except Exception as exc:  # history is a convenience; never fail an answer over it
+            log.warning("could not store the answer in history: %s", exc)
+
+    def close(self) -> None:
+        with self._resolve_lock:
+            model, self._llm = self._llm, None
+            self._resolved = True
+        if model is None:
+            return
+        if self._shared:
+            runtime.release_shared(model)
+        else:
+            model.close()
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+_REPEAT = re.compile(r"(.{6,80}?)\1{3,}$", re.DOTALL)
+
+
+def repetition_start(text: str, window: int = 600) -> int | None:
+    """Index where a loop starts when the text ends in 4+ repeats of the same 6..80-char unit."""
+    tail = text[-window:]
+    m = _REPEAT.search(tail)
+    if m is None:
+        return None
+    unit = m.group(1)
+    if not unit.strip():
+        return None
+    # keep the first occurrence, drop the repeats
+    return len(text) - len(tail) + m.start() + len(unit)

@@ -1,0 +1,241 @@
+"""``groundls bench``: speed and memory figures for BENCHMARKS.md, printed as one report.
+
+Measures, in one run on this machine:
+* full-index throughput against the raw embedders' throughput on the very same chunks;
+* re-index time after editing one function in a 500-line file;
+* search latency p50/p95 on the workspace and on a synthetic 100k-chunk index;
+* hover-style "related" latency (chunk at a position + its neighbours, no model call);
+* peak RSS.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from groundls.chunkers import Chunk, chunk_file, sentence_parts
+from groundls.config import Config
+from groundls.index.spaces import PARTS_SPACE
+from groundls.index.store import FileRecord
+from groundls.index.walk import Skipped, WorkspaceWalker, read_text
+from groundls.workspace import Workspace
+
+QUERIES = [
+    "how are command line options parsed",
+    "where is the configuration loaded",
+    "retry failed uploads",
+    "ログレベルはどこで変更しますか",
+    "error handling when a file is missing",
+    "get_terminal_size",
+    "how to install offline",
+    "パッケージのビルド方法",
+    "unit tests for the parser",
+    "environment variables",
+]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _ms(values: list[float]) -> str:
+    return f"p50 {percentile(values, 0.5):.1f} ms, p95 {percentile(values, 0.95):.1f} ms"
+
+
+def bench_full_index(
+    workspace: Path, config: Config, work: Path
+) -> tuple[Workspace, dict[str, Any]]:
+    workspace = Workspace.open(workspace, config, work / "index")
+    workspace.indexer.ensure_spaces()  # load models outside the timed part, as the raw run does
+    for space in workspace.policy.all_spaces:
+        workspace.models.get(space).embed(["warm up"])  # USE loads its tokenizer on first use
+    started = time.perf_counter()
+    report = workspace.index()
+    index_s = time.perf_counter() - started
+    # The raw embedder on the same chunks, with the same batching, nothing else.
+    walker = WorkspaceWalker(workspace.root, config)
+    files, _ = walker.walk()
+    chunks: list[Chunk] = []
+    for f in files:
+        text = read_text(f, config.max_file_bytes)
+        if not isinstance(text, Skipped):
+            chunks.extend(chunk_file(f.path, text, config.chunk_options))
+    per_space: dict[str, dict[str, str]] = {}
+    parts: dict[str, list[str]] = {}
+    for c in chunks:
+        for space in workspace.policy.spaces_for(c):
+            per_space.setdefault(space, {})[c.content_hash] = c.embed_text
+        if workspace.policy.has_parts(c):
+            parts[c.content_hash] = sentence_parts(c)
+    started = time.perf_counter()
+    for space, texts in per_space.items():
+        items = list(texts.values())
+        for i in range(0, len(items), 64):
+            workspace.models.get(space).embed(items[i : i + 64])
+    part_texts = [t for texts in parts.values() for t in texts]
+    for i in range(0, len(part_texts), 64):
+        workspace.models.get(PARTS_SPACE).embed(part_texts[i : i + 64])
+    raw_s = time.perf_counter() - started
+    embedded = sum(len(t) for t in per_space.values()) + len(part_texts)
+    index_embedded = report.embedded + report.embedded_parts
+    return workspace, {
+        "files": report.files_indexed,
+        "chunks": report.chunks,
+        "embedded": index_embedded,
+        "index_s": index_s,
+        "raw_s": raw_s,
+        "index_rate": index_embedded / index_s if index_s else 0.0,
+        "raw_rate": embedded / raw_s if raw_s else 0.0,
+    }
+
+
+def bench_reindex_one_function(config: Config, work: Path) -> dict[str, Any]:
+    ws = work / "edit-ws"
+    ws.mkdir()
+    body = []
+    for i in range(50):
+        body.append(f"def handler_{i}(request, retries=3):")
+        body.append(f'    """Handle request kind {i} and retry on failure."""')
+        body += [f"    value_{j} = request.get('field_{j}', {i * j})" for j in range(6)]
+        body.append("    return value_0")
+        body.append("")
+    target = ws / "handlers.py"
+    target.write_text("\n".join(body) + "\n", encoding="utf-8")
+    workspace = Workspace.open(ws, config, work / "edit-index")
+    workspace.index()
+    lines = target.read_text(encoding="utf-8").splitlines()
+    times = []
+    for n in range(5):
+        lines[3] = f"    value_0 = request.get('field_0', {1000 + n})"
+        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        started = time.perf_counter()
+        report = workspace.index_paths(["handlers.py"])
+        times.append((time.perf_counter() - started) * 1000)
+    workspace.close()
+    return {"lines": len(lines), "embedded_per_edit": report.embedded, "ms": times}
+
+
+def bench_search(workspace: Workspace, queries: list[str], rounds: int = 3) -> list[float]:
+    times = []
+    for q in queries:
+        workspace.search(q)  # the first call of a query embeds it; measure warm and cold below
+    for r in range(rounds):
+        for q in queries:
+            started = time.perf_counter()
+            workspace.search(q if r == 0 else f"{q} {r}")
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def bench_hover(workspace: Workspace, samples: int = 200) -> list[float]:
+    rows = workspace.store.chunk_spans()
+    rng = random.Random(7)
+    times = []
+    for path, start, end in rng.sample(rows, min(samples, len(rows))):
+        line = rng.randint(start, end)
+        started = time.perf_counter()
+        hit = workspace.chunk_at(path, line)
+        if hit is not None:
+            workspace.similar(hit.chunk_id, k=3)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def build_synthetic(workspace: Workspace, total: int, per_file: int = 100) -> float:
+    """Fill an index with ``total`` chunks of random words and random unit vectors."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(20_000)] + [
+        "retry",
+        "upload",
+        "config",
+        "parser",
+        "ログ",
+        "設定",
+    ]
+    started = time.perf_counter()
+    dims = {s: workspace.models.get(s).dim for s in workspace.policy.all_spaces}
+    for f in range(total // per_file):
+        path = f"synthetic/mod_{f:05d}.py"
+        chunks = []
+        for i in range(per_file):
+            text = " ".join(rng.choice(words, 40))
+            chunks.append(
+                Chunk(
+                    id=f"{f:08x}{i:08x}",
+                    path=path,
+                    start_line=i * 10 + 1,
+                    end_line=i * 10 + 9,
+                    language="python",
+                    kind="code",
+                    text_type="function",
+                    title=f"mod_{f}.fn_{i}",
+                    breadcrumb=(f"mod_{f}", f"fn_{i}"),
+                    text=text,
+                    embed_text=text,
+                    content_hash=f"{f}-{i}",
+                    symbol=f"fn_{i}",
+                )
+            )
+        spaces = [workspace.policy.all_spaces for _ in chunks]
+        vectors = []
+        for _ in chunks:
+            entry = {}
+            for s, d in dims.items():
+                v = rng.standard_normal(d).astype(np.float32)
+                entry[s] = (v / np.linalg.norm(v)).tobytes()
+            vectors.append(entry)
+        record = FileRecord(path, f"synthetic-{f}", 0, 0, "python", "code")
+        workspace.store.replace_file(record, chunks, spaces, vectors)
+    return time.perf_counter() - started
+
+
+def run(workspace_path: Path, config: Config, synthetic: int) -> int:
+    """Measure everything on ``workspace_path`` and a synthetic index of ``synthetic`` chunks."""
+    work = Path(tempfile.mkdtemp(prefix="groundls-bench-"))
+    try:
+        print(f"groundls bench on {workspace_path.resolve().name} ({time.strftime('%Y-%m-%d')})")
+        workspace, full = bench_full_index(workspace_path, config, work)
+        ratio = full["index_rate"] / full["raw_rate"] if full["raw_rate"] else 0.0
+        print(
+            f"full index: {full['files']} files, {full['chunks']} chunks, {full['embedded']} embedded "
+            f"in {full['index_s']:.1f} s = {full['index_rate']:.1f} emb/s; raw embedder "
+            f"{full['raw_rate']:.1f} emb/s; throughput ratio {ratio:.0%} (target >= 90%)"
+        )
+        edit = bench_reindex_one_function(config, work)
+        print(
+            f"re-index after editing one function in a {edit['lines']}-line file: "
+            f"median {statistics.median(edit['ms']):.0f} ms (runs {', '.join(f'{t:.0f}' for t in edit['ms'])}), "
+            f"{edit['embedded_per_edit']} chunk(s) re-embedded (target <= 300 ms)"
+        )
+        times = bench_search(workspace, QUERIES)
+        print(
+            f"search on the workspace ({full['chunks']} chunks): {_ms(times)} (target p50 <= 50 ms)"
+        )
+        hover = bench_hover(workspace)
+        print(
+            f"hover related notes (chunk at position + 3 neighbours): {_ms(hover)} (target p50 <= 50 ms)"
+        )
+        workspace.close()
+        total = synthetic
+        synth = Workspace.open(work, config, work / "synthetic-index")
+        synth.indexer.ensure_spaces()
+        build_s = build_synthetic(synth, total)
+        times = bench_search(synth, QUERIES)
+        print(f"search on a synthetic {total}-chunk index (built in {build_s:.0f} s): {_ms(times)}")
+        hover = bench_hover(synth)
+        print(f"hover on the synthetic index: {_ms(hover)}")
+        synth.close()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS: {peak:.0f} MB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0

@@ -1,0 +1,152 @@
+"""The ``ask`` and ``history`` subcommands: a thin CLI face over the workspace's answers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from typing import Any, TextIO
+
+from groundls import wire
+from groundls.cli.common import CliError, add_common, add_filters, filters_of, open_workspace
+from groundls.results import AnswerError, Citation, SearchFilters
+from groundls.workspace import Workspace
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("ask", help="answer a question from the workspace, with citations")
+    add_common(p)
+    add_filters(p)
+    p.add_argument("question", nargs="*", help="the question (omit with --batch)")
+    p.add_argument("-k", type=int, default=None, help="excerpts to retrieve (default: config)")
+    p.add_argument("--json", action="store_true", help="print one JSON object when done")
+    p.add_argument(
+        "--batch", action="store_true", help="JSON lines {id, question} on stdin, one JSON line out"
+    )
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("history", help="list past questions and answers")
+    add_common(p)
+    p.add_argument("-n", type=int, default=20, help="how many (newest first; default 20)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_history)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    question = " ".join(args.question or []).strip()
+    if args.batch and question:
+        raise CliError("--batch reads questions from stdin; do not also give one")
+    if not args.batch and not question:
+        raise CliError("a question is required, e.g. groundls ask 'where do we retry uploads?'")
+    if args.k is not None and not 1 <= args.k <= 50:
+        raise CliError("-k must be from 1 to 50")
+    workspace = open_workspace(args)
+    filters = filters_of(args, args.k)
+    try:
+        if args.batch:
+            return _batch(workspace, filters, sys.stdin, sys.stdout)
+        try:
+            if args.json:
+                ans = workspace.ask(question, filters)
+                print(json.dumps(wire.answer_json(ans), ensure_ascii=False))
+                return 0
+            return _interactive(workspace, question, filters)
+        except AnswerError as exc:
+            raise CliError(str(exc)) from exc
+    finally:
+        workspace.close()
+
+
+def _interactive(workspace: Workspace, question: str, filters: SearchFilters) -> int:
+    out = sys.stdout
+    err = sys.stderr
+    tty = err.isatty()
+
+    def on_sources(sources: list[Citation]) -> None:
+        # the model needs seconds before its first word; show where the answer will come from
+        if tty and sources:
+            err.write("Reading: " + ", ".join(f"[{c.n}] {c.path}" for c in sources) + "\n")
+            err.flush()
+
+    def on_token(text: str) -> None:
+        out.write(text)
+        out.flush()
+
+    ans = workspace.ask(question, filters, on_sources=on_sources, on_token=on_token)
+    if not ans.answer.endswith("\n"):
+        out.write("\n")
+    if ans.cut and ans.notice:
+        err.write(f"groundls: {ans.notice}\n")
+    if ans.dropped_citations:
+        dropped = ", ".join(f"[{n}]" for n in ans.dropped_citations)
+        err.write(f"groundls: removed citations of excerpts that do not exist: {dropped}\n")
+    if ans.mode == "llm" and ans.citations:
+        out.write("\nSources:\n")
+        for c in ans.citations:
+            title = f"  {c.title}" if c.title else ""
+            weak = "  (weak: the excerpt shares little with the sentence)" if c.weak else ""
+            out.write(f"  [{c.n}] {c.path}:{c.start_line}-{c.end_line}{title}{weak}\n")
+    out.flush()
+    return 0
+
+
+def _batch(workspace: Workspace, filters: SearchFilters, stdin: TextIO, stdout: TextIO) -> int:
+    failures = 0
+    for lineno, line in enumerate(stdin, 1):
+        if not line.strip():
+            continue
+        qid: Any = None
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict):
+                raise ValueError("expected an object")
+            qid = item.get("id")
+            question = item.get("question", item.get("query"))
+            if not isinstance(question, str):
+                raise ValueError('missing "question" string')
+            ans = workspace.ask(question, filters)
+            row = {"id": qid, **wire.answer_json(ans)}
+        except (ValueError, AnswerError) as exc:
+            failures += 1
+            row = {"id": qid, "error": f"line {lineno}: {exc}"}
+        stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 1 if failures else 0
+
+
+def _when(value: Any) -> str:
+    """Epoch seconds -> 'YYYY-MM-DD HH:MM' (UTC); anything else as text."""
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return str(value or "")
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise CliError("-n must be at least 1")
+    workspace = open_workspace(args, ensure_indexed=False)
+    try:
+        records = workspace.history(args.n)
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps(records, ensure_ascii=False))
+        return 0
+    if not records:
+        print("No questions asked yet.")
+        return 0
+    for rec in records:
+        when = _when(rec.get("asked_at"))
+        answer = " ".join(str(rec.get("answer", "")).split())
+        if len(answer) > 160:
+            answer = answer[:157] + "..."
+        cites = rec.get("citations") or []
+        where = ", ".join(f"{c.get('path')}:{c.get('start_line')}" for c in cites[:3])
+        print(f"{when}  {rec.get('question', '')}")
+        print(f"    {answer}")
+        meta = [rec.get("mode") or "", rec.get("model") or ""]
+        if where:
+            meta.append(where)
+        print("    (" + "; ".join(m for m in meta if m) + ")")
+    return 0

@@ -1,0 +1,168 @@
+"""``index``, ``search``, ``similar`` and ``stats``: the CLI face of the workspace's index."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from groundls import bench, wire
+from groundls.cli.common import (
+    CliError,
+    add_common,
+    add_filters,
+    filters_of,
+    load_config,
+    open_workspace,
+    relative_path,
+    run_index,
+)
+from groundls.results import Hit
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("index", help="index the workspace (incremental)")
+    add_common(p)
+    p.add_argument("path", nargs="?", help="workspace folder (same as --workspace)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("search", help="hybrid search; indexes first if needed")
+    add_common(p)
+    add_filters(p)
+    p.add_argument("query", nargs="*")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--batch", action="store_true", help="JSON lines {id, query} on stdin")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("similar", help="chunks most similar to the chunk at PATH:LINE")
+    add_common(p)
+    p.add_argument("target", metavar="PATH:LINE")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_similar)
+
+    p = sub.add_parser("stats", help="index quality report")
+    add_common(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("bench", help="measure indexing, search and hover speed")
+    add_common(p)
+    p.add_argument("--synthetic", type=int, default=100_000, help="chunks in the synthetic index")
+    p.add_argument("--quick", action="store_true", help="smaller synthetic index")
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    if args.path:
+        args.workspace = args.path
+    workspace = open_workspace(args, ensure_indexed=False)
+    try:
+        report = run_index(workspace, quiet=args.quiet or not sys.stderr.isatty())
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps(wire.report_json(report), ensure_ascii=False))
+        return 0
+    print(report.summary)
+    for error in report.errors:
+        print(f"groundls: warning: {error}", file=sys.stderr)
+    return 0
+
+
+def _print_hits(hits: Sequence[Hit]) -> None:
+    if not hits:
+        print("no relevant results in this workspace")
+        return
+    for i, hit in enumerate(hits, start=1):
+        crumb = " > ".join(hit.breadcrumb) if hit.breadcrumb else hit.title
+        print(f"{i:2}. {hit.path}:{hit.start_line}-{hit.end_line}  [{hit.kind}] {crumb}")
+        print(f"      {hit.snippet}")
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    filters = filters_of(args, args.k)
+    workspace = open_workspace(args)
+    try:
+        if args.batch:
+            for line in sys.stdin:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    item = json.loads(line)
+                    query = item["query"]
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise CliError(f"bad batch line (want {{'id', 'query'}}): {line[:80]}") from exc
+                hits = workspace.search(query, filters)
+                out = {"id": item.get("id"), "hits": [wire.hit_json(h) for h in hits]}
+                print(json.dumps(out, ensure_ascii=False), flush=True)
+            return 0
+        if not args.query:
+            raise CliError("search needs a QUERY (or --batch)")
+        hits = workspace.search(" ".join(args.query), filters)
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps({"hits": [wire.hit_json(h) for h in hits]}, ensure_ascii=False))
+    else:
+        _print_hits(hits)
+    return 0
+
+
+def cmd_similar(args: argparse.Namespace) -> int:
+    path, _, line = args.target.rpartition(":")
+    if not path or not line.isdigit():
+        raise CliError(f"expected PATH:LINE, got {args.target!r}")
+    workspace = open_workspace(args)
+    try:
+        rel = relative_path(workspace.root, path)
+        chunk = workspace.chunk_at(rel, int(line))
+        if chunk is None:
+            raise CliError(f"no indexed chunk at {rel}:{line}")
+        hits = workspace.similar(chunk.chunk_id, k=args.k)
+    finally:
+        workspace.close()
+    if args.json:
+        out = {"chunk": wire.hit_json(chunk), "hits": [wire.hit_json(h) for h in hits]}
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(f"similar to {chunk.path}:{chunk.start_line}-{chunk.end_line} {chunk.title}")
+        _print_hits(hits)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args, ensure_indexed=False)
+    try:
+        stats = workspace.stats()
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=2))
+        return 0
+    print(f"index: {stats['index_path']} ({(stats['index_bytes'] or 0) / 1e6:.1f} MB)")
+    print(f"files: {stats['files']}  {_fmt(stats['files_by_kind'])}")
+    print(f"chunks: {stats['chunks']}  {_fmt(stats['chunks_by_kind'])}")
+    print(f"languages: {_fmt(stats['chunks_by_language'])}")
+    print(f"chunk size (chars): {_fmt(stats['chunk_chars'])}")
+    print(f"skipped: {_fmt(stats['skipped']) or 'none'}")
+    for space, model in stats["models"].items():
+        extra = f", + {stats['sentence_vectors']} sentence vectors" if model.get("parts") else ""
+        print(f"model[{space}]: {model['model']} ({model['version']}, dim {model['dim']}{extra})")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    synthetic = 10_000 if args.quick else args.synthetic
+    return bench.run(Path(args.workspace), load_config(args), synthetic)
+
+
+def _fmt(counts: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items())

@@ -1,0 +1,132 @@
+"""What every subcommand shares: flags, config, opening (and first indexing) the workspace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from groundls.config import Config
+from groundls.results import IndexProgress, IndexReport, SearchFilters, WorkspaceError
+from groundls.workspace import Workspace
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr with a non-zero exit."""
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workspace", "-w", default=".", help="workspace folder (default: current directory)"
+    )
+    p.add_argument(
+        "--index-dir",
+        default=os.environ.get("GROUNDLS_INDEX_DIR"),
+        help="folder for index files (default: user cache dir; env GROUNDLS_INDEX_DIR)",
+    )
+    p.add_argument(
+        "--config", help="JSON file with settings (same keys as the LSP 'groundls' section)"
+    )
+
+
+def add_filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--path", action="append", dest="paths", help="path glob filter (repeatable)")
+    p.add_argument(
+        "--language", action="append", dest="languages", help="language filter (repeatable)"
+    )
+    p.add_argument(
+        "--kind",
+        action="append",
+        dest="kinds",
+        choices=["code", "doc", "config"],
+        help="kind filter",
+    )
+
+
+def filters_of(args: argparse.Namespace, k: int | None) -> SearchFilters:
+    """The search filters given on the command line."""
+    return SearchFilters.of(
+        k,
+        getattr(args, "paths", None),
+        getattr(args, "languages", None),
+        getattr(args, "kinds", None),
+    )
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    data: dict[str, Any] = {}
+    if getattr(args, "config", None):
+        try:
+            data = json.loads(Path(args.config).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CliError(f"cannot read config {args.config}: {exc}") from exc
+    config, warnings = Config.from_dict(data)
+    for warning in warnings:
+        print(f"groundls: warning: {warning}", file=sys.stderr)
+    return config
+
+
+def open_workspace(args: argparse.Namespace, *, ensure_indexed: bool = True) -> Workspace:
+    """Open the workspace; index it first if it has no index yet."""
+    try:
+        workspace = Workspace.open(args.workspace, load_config(args), args.index_dir)
+    except WorkspaceError as exc:
+        raise CliError(str(exc)) from exc
+    if ensure_indexed and not workspace.has_index:
+        run_index(workspace, quiet=not sys.stderr.isatty())
+    return workspace
+
+
+def run_index(workspace: Workspace, quiet: bool) -> IndexReport:
+    """Index with a progress bar on a terminal (files done, chunks, embeddings per second)."""
+    if quiet:
+        return workspace.index()
+    with Progress(
+        TextColumn("[bold]indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} emb/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    ) as bar:
+        task = bar.add_task("index", total=None, chunks=0, rate="-")
+        started = time.perf_counter()
+
+        def on_progress(p: IndexProgress) -> None:
+            elapsed = max(time.perf_counter() - started, 1e-6)
+            bar.update(
+                task,
+                total=p.total_files,
+                completed=p.done_files,
+                chunks=p.chunks,
+                rate=f"{p.embedded / elapsed:.0f}",
+            )
+
+        return workspace.index(progress=on_progress)
+
+
+def relative_path(root: Path, path: str) -> str:
+    """A command-line path as a workspace-relative POSIX path."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.resolve().relative_to(root).as_posix()
+        except ValueError as exc:
+            raise CliError(f"{path} is outside the workspace {root}") from exc
+    return Path(os.path.normpath(p)).as_posix()

@@ -1,0 +1,144 @@
+"""SQLite connections with sqlite-vec loaded, FTS5 available and numbered migrations applied."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlean
+import sqlite_vec
+
+
+class IndexError_(Exception):
+    """The index file cannot be opened or is not a groundls index."""
+
+
+def connect(path: Path | str) -> Any:
+    """Open (creating if needed) an index database with sqlite-vec loaded and WAL on.
+
+    The stdlib ``sqlite3`` of some Python builds cannot load extensions, so we use
+    ``sqlean.py``, which bundles a recent SQLite with FTS5 and allows loading sqlite-vec.
+    """
+    try:
+        conn = sqlean.connect(str(path), timeout=30.0, check_same_thread=False)
+        conn.isolation_level = None  # explicit BEGIN/COMMIT only
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
+    except (sqlite3.Error, sqlean.Error, OSError) as exc:
+        raise IndexError_(f"cannot open index {path}: {exc}") from exc
+    return conn
+
+
+@contextmanager
+def transaction(conn: Any) -> Iterator[Any]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` when the block raises."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _script(conn: Any, sql: str) -> None:
+    """Run statements one by one: ``executescript`` would commit the migration's transaction."""
+    for statement in sql.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def m001_initial(conn: Any) -> None:
+    _script(
+        conn,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            checksum TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            indexed_at REAL NOT NULL
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            chunk_id TEXT NOT NULL UNIQUE,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            ord INTEGER NOT NULL,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text_type TEXT NOT NULL,
+            title TEXT NOT NULL,
+            breadcrumb TEXT NOT NULL,
+            symbol TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            text TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            space TEXT NOT NULL
+        );
+        CREATE INDEX chunks_by_file ON chunks(file_id, start_line);
+        CREATE INDEX chunks_by_path ON chunks(path, start_line);
+        CREATE INDEX chunks_by_hash ON chunks(content_hash);
+        CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            head, body, content='', contentless_delete=1,
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        """,
+    )
+
+
+def m002_history(conn: Any) -> None:
+    _script(
+        conn,
+        """
+        CREATE TABLE history (
+            id INTEGER PRIMARY KEY,
+            asked_at REAL NOT NULL,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            found INTEGER NOT NULL,
+            mode TEXT NOT NULL,
+            model TEXT NOT NULL,
+            citations TEXT NOT NULL,
+            timing TEXT NOT NULL
+        );
+        """,
+    )
+
+
+def m003_sentence_parts(conn: Any) -> None:
+    # how many sentence vectors (``vec_<space>_parts``) a chunk has; see Store.replace_file
+    conn.execute("ALTER TABLE chunks ADD COLUMN parts INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_history, m003_sentence_parts]
+
+
+def migrate(conn: Any) -> int:
+    """Apply the migrations not yet applied, each in its own transaction; return the version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > len(MIGRATIONS):
+        raise IndexError_(
+            f"index schema version {version} is newer than this groundls ({len(MIGRATIONS)}); "
+            "upgrade groundls or delete the index"
+        )
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        with transaction(conn):
+            migration(conn)
+            conn.execute(f"PRAGMA user_version = {number}")
+    return len(MIGRATIONS)

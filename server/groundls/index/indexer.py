@@ -1,0 +1,231 @@
+"""Keep an index current: walk -> read -> chunk -> embed (only new content) -> store.
+
+Every write goes through one lock, so a full run and a run for a few saved files never overlap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from groundls.chunkers import Chunk, chunk_file, sentence_parts
+from groundls.config import Config
+from groundls.index.embedders import Embedders
+from groundls.index.spaces import PARTS_SPACE, SpacePolicy
+from groundls.index.store import FileRecord, SpaceInfo, Store
+from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.results import IndexProgress, IndexReport
+
+#: Chunks gathered before one embedding call (and the writes that follow it).
+EMBED_BATCH = 64
+
+ProgressCallback = Callable[[IndexProgress], None]
+_Pending = list[tuple[WorkspaceFile, str, list[Chunk]]]
+
+
+class Indexer:
+    """Brings one workspace folder's index up to date, fully or for given files."""
+
+    def __init__(
+        self, root: Path, config: Config, store: Store, policy: SpacePolicy, models: Embedders
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.store = store
+        self.policy = policy
+        self.models = models
+        self.progress: IndexProgress | None = None
+        self.last_error: str | None = None
+        self._write_lock = threading.Lock()
+        self._running = 0
+        self._spaces_ready = False
+
+    @property
+    def running(self) -> bool:
+        return self._running > 0
+
+    def ensure_spaces(self) -> None:
+        """Load the models and make their vector tables (dropping vectors of another model)."""
+        if self._spaces_ready:
+            return
+        for space in self.policy.all_spaces:
+            model = self.models.get(space)
+            info = SpaceInfo(space, model.name, model.version, model.dim)
+            self.store.ensure_space(info, parts=space == PARTS_SPACE)
+        self._spaces_ready = True
+
+    def index(
+        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
+    ) -> IndexReport:
+        """Bring the whole index up to date with the workspace on disk."""
+        started = time.perf_counter()
+        with self._write_lock:
+            self._running += 1
+            try:
+                self.ensure_spaces()
+                files, skipped = WorkspaceWalker(self.root, self.config).walk()
+                report = IndexReport(files_seen=len(files))
+                present = {f.path for f in files}
+                for path in set(self.store.file_checksums()) - present:
+                    if self.store.remove_file(path):
+                        report.files_removed += 1
+                self._index_files(files, skipped, report, progress, cancel)
+                self._record_skipped(skipped, report, replace_all=True)
+                self.last_error = None
+            except Exception as exc:
+                self.last_error = str(exc)
+                raise
+            finally:
+                self._running -= 1
+                self.progress = None
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def index_paths(self, rel_paths: Iterable[str]) -> IndexReport:
+        """Re-index exactly these workspace-relative files; gone or excluded ones are removed."""
+        started = time.perf_counter()
+        report = IndexReport()
+        with self._write_lock:
+            self._running += 1
+            try:
+                self.ensure_spaces()
+                walker = WorkspaceWalker(self.root, self.config)
+                files: list[WorkspaceFile] = []
+                skipped: list[Skipped] = []
+                for rel in dict.fromkeys(rel_paths):
+                    state = walker.check(rel)
+                    if isinstance(state, WorkspaceFile):
+                        files.append(state)
+                        continue
+                    if self.store.remove_file(rel):
+                        report.files_removed += 1
+                    if isinstance(state, Skipped):
+                        skipped.append(state)
+                report.files_seen = len(files)
+                self._index_files(files, skipped, report, None, None)
+                self._record_skipped(skipped, report, replace_all=False)
+            finally:
+                self._running -= 1
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _record_skipped(
+        self, skipped: list[Skipped], report: IndexReport, *, replace_all: bool
+    ) -> None:
+        self.store.record_skipped(((s.path, s.reason) for s in skipped), replace_all=replace_all)
+        for s in skipped:
+            report.skipped[s.reason] = report.skipped.get(s.reason, 0) + 1
+
+    def _index_files(
+        self,
+        files: Sequence[WorkspaceFile],
+        skipped: list[Skipped],
+        report: IndexReport,
+        progress: ProgressCallback | None,
+        cancel: threading.Event | None,
+    ) -> None:
+        stored = self.store.file_checksums()
+        total = len(files)
+        pending: _Pending = []
+        pending_chunks = 0
+        done = 0
+
+        def tick(path: str) -> None:
+            nonlocal done
+            done += 1
+            self.progress = IndexProgress(done, total, path, report.chunks, report.embedded)
+            if progress:
+                progress(self.progress)
+
+        for file in files:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            text = read_text(file, self.config.max_file_bytes)
+            if isinstance(text, Skipped):
+                skipped.append(text)
+                if self.store.remove_file(file.path):
+                    report.files_removed += 1
+                tick(file.path)
+                continue
+            checksum = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            if stored.get(file.path) == checksum:
+                report.files_unchanged += 1
+                tick(file.path)
+                continue
+            try:
+                chunks = chunk_file(file.path, text, self.config.chunk_options)
+            except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+                report.errors.append(f"{file.path}: chunking failed: {exc}")
+                skipped.append(Skipped(file.path, "chunker-error"))
+                tick(file.path)
+                continue
+            pending.append((file, checksum, chunks))
+            pending_chunks += len(chunks)
+            if pending_chunks >= EMBED_BATCH:
+                self._flush(pending, report, tick)
+                pending, pending_chunks = [], 0
+        if pending:
+            self._flush(pending, report, tick)
+
+    def _flush(self, pending: _Pending, report: IndexReport, tick: Callable[[str], None]) -> None:
+        """Embed what has no stored vector yet, then write each file in its own transaction."""
+        found: dict[tuple[str, str], bytes] = {}
+        missing: dict[str, dict[str, str]] = {}
+        found_parts: dict[str, list[bytes]] = {}
+        missing_parts: dict[str, list[str]] = {}
+        for _, _, chunks in pending:
+            for chunk in chunks:
+                if self.policy.has_parts(chunk) and chunk.content_hash not in found_parts:
+                    stored = self.store.stored_parts(PARTS_SPACE, chunk.content_hash)
+                    if stored is not None:
+                        found_parts[chunk.content_hash] = stored
+                    else:
+                        missing_parts.setdefault(chunk.content_hash, sentence_parts(chunk))
+                for space in self.policy.spaces_for(chunk):
+                    key = (space, chunk.content_hash)
+                    if key in found or chunk.content_hash in missing.get(space, {}):
+                        continue
+                    blob = self.store.stored_vector(space, chunk.content_hash)
+                    if blob is None:
+                        missing.setdefault(space, {})[chunk.content_hash] = chunk.embed_text
+                    else:
+                        found[key] = blob
+                        report.reused += 1
+        for space, texts in missing.items():
+            hashes = list(texts)
+            vectors = self.models.get(space).embed([texts[h] for h in hashes])
+            for h, vec in zip(hashes, vectors, strict=True):
+                found[(space, h)] = _blob(vec)
+            report.embedded += len(hashes)
+        if missing_parts:
+            texts = [t for part_texts in missing_parts.values() for t in part_texts]
+            vectors_iter = iter(self.models.get(PARTS_SPACE).embed(texts))
+            for h, part_texts in missing_parts.items():
+                found_parts[h] = [_blob(next(vectors_iter)) for _ in part_texts]
+            report.embedded_parts += len(texts)
+        for file, checksum, chunks in pending:
+            language, kind = (chunks[0].language, chunks[0].kind) if chunks else ("", "")
+            spaces = [self.policy.spaces_for(c) for c in chunks]
+            vectors = [
+                {s: found[(s, c.content_hash)] for s in sp}
+                for c, sp in zip(chunks, spaces, strict=True)
+            ]
+            parts = [
+                {PARTS_SPACE: found_parts[c.content_hash]} if self.policy.has_parts(c) else {}
+                for c in chunks
+            ]
+            record = FileRecord(file.path, checksum, file.size, file.mtime_ns, language, kind)
+            self.store.replace_file(record, chunks, spaces, vectors, parts)
+            report.files_indexed += 1
+            report.chunks += len(chunks)
+            tick(file.path)
+
+
+def _blob(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()

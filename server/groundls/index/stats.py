@@ -1,0 +1,41 @@
+"""What an index holds, for ``groundls stats`` and the status command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def index_stats(conn: Any) -> dict[str, Any]:
+    """Files and chunks by kind and language, chunk sizes, sentence vectors, skipped files."""
+    by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())
+    by_language = dict(
+        conn.execute("SELECT language, COUNT(*) FROM chunks GROUP BY language").fetchall()
+    )
+    files_by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM files GROUP BY kind").fetchall())
+    skipped = dict(conn.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason").fetchall())
+    lengths = [r[0] for r in conn.execute("SELECT length(text) FROM chunks").fetchall()]
+    return {
+        "files": conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+        "chunks": len(lengths),
+        "sentence_vectors": conn.execute("SELECT COALESCE(SUM(parts), 0) FROM chunks").fetchone()[
+            0
+        ],
+        "files_by_kind": files_by_kind,
+        "chunks_by_kind": by_kind,
+        "chunks_by_language": by_language,
+        "chunk_chars": _histogram(lengths),
+        "skipped": skipped,
+        "skipped_files": [
+            {"path": p, "reason": r}
+            for p, r in conn.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT 200")
+        ],
+    }
+
+
+def _histogram(lengths: list[int]) -> dict[str, int]:
+    edges = [100, 250, 500, 1000, 2000, 4000]
+    out: dict[str, int] = {}
+    for n in lengths:
+        label = next((f"<{e}" for e in edges if n < e), f">={edges[-1]}")
+        out[label] = out.get(label, 0) + 1
+    return {k: out[k] for k in [*(f"<{e}" for e in edges), f">={edges[-1]}"] if k in out}

@@ -1,0 +1,577 @@
+"""The index store: files, chunks, FTS5 terms and sqlite-vec vectors in one SQLite file.
+
+Every file is written in one transaction, so an interrupted run leaves a consistent index.
+Vectors live in one ``vec0`` table per embedding space, keyed on the chunk's integer id; the
+model that made them is recorded in ``meta`` and a model change drops that space's vectors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from groundls.chunkers import Chunk
+from groundls.index.db import connect, migrate, transaction
+from groundls.index.history import History
+from groundls.index.stats import index_stats
+from groundls.index.terms import index_terms
+from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
+from groundls.results import Hit
+
+#: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
+HEAD_WEIGHT = 3.0
+#: A chunk's sentence vectors have the ids ``chunk * PART_STRIDE + i`` in ``vec_<space>_parts``.
+PART_STRIDE = 1024
+
+_HIT_COLUMNS = (
+    "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
+    "c.title, c.breadcrumb, c.text"
+)
+
+
+@dataclass(frozen=True)
+class SpaceInfo:
+    name: str
+    model: str
+    version: str
+    dim: int
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    path: str
+    checksum: str
+    size: int
+    mtime_ns: int
+    language: str
+    kind: str
+
+
+def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
+    return Hit(
+        chunk_id=row[1],
+        path=row[2],
+        start_line=row[3],
+        end_line=row[4],
+        kind=row[5],
+        language=row[6],
+        text_type=row[7],
+        title=row[8],
+        breadcrumb=tuple(json.loads(row[9])),
+        text=row[10],
+        score=score,
+    )
+
+
+class Store:
+    """Thread-safe access to one index file (a connection per thread, WAL mode)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        self._copies = VectorCopies()
+        self.history = History(lambda: self.conn)
+        migrate(self.conn)
+        #: spaces that keep sentence vectors (recorded with the space's model in ``meta``)
+        self._parts_spaces = {n for n, spec in self.spaces().items() if spec.get("parts")}
+
+    @property
+    def conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                # closing a connection made by another thread may fail; harmless at shutdown
+                with contextlib.suppress(Exception):
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- meta and spaces ------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def ensure_space(self, info: SpaceInfo, parts: bool = False) -> bool:
+        """Create the vector tables of a space; return True if older vectors were dropped.
+
+        ``parts``: the space also keeps sentence vectors (``vec_<space>_parts``). A change of
+        model, version, dimension or of ``parts`` drops the space's vectors and re-embeds.
+        """
+        key = f"space:{info.name}"
+        recorded = self.get_meta(key)
+        spec = {"model": info.model, "version": info.version, "dim": info.dim}
+        wanted = json.dumps({**spec, "parts": True} if parts else spec)
+        if recorded == wanted:
+            if parts:
+                self._parts_spaces.add(info.name)
+            return False
+        conn = self.conn
+        with transaction(conn):
+            for table in (f"vec_{info.name}", f"vec_{info.name}_parts"):
+                conn.execute(f"DROP TABLE IF EXISTS {table}")
+            conn.execute(
+                f"CREATE VIRTUAL TABLE vec_{info.name} USING vec0("
+                f"chunk integer primary key, embedding float[{info.dim}] distance_metric=cosine, "
+                "kind text, language text)"
+            )
+            if parts:
+                conn.execute(
+                    f"CREATE VIRTUAL TABLE vec_{info.name}_parts USING vec0("
+                    f"part integer primary key, embedding float[{info.dim}] "
+                    "distance_metric=cosine, kind text, language text)"
+                )
+            if recorded is not None:
+                # Vectors of another model must not mix with new ones: drop the chunks that used
+                # this space (their vectors are gone) and re-process every file.
+                rows = conn.execute(
+                    "SELECT id, space FROM chunks WHERE ',' || space || ',' LIKE ?",
+                    (f"%,{info.name},%",),
+                ).fetchall()
+                for rowid, space_list in rows:
+                    others = ",".join(s for s in space_list.split(",") if s != info.name)
+                    self._delete_chunk(rowid, others)
+                conn.execute("UPDATE files SET checksum = ''")
+            self.set_meta(key, wanted)
+            self._bump_write_seq()
+        if parts:
+            self._parts_spaces.add(info.name)
+        else:
+            self._parts_spaces.discard(info.name)
+        return recorded is not None
+
+    def spaces(self) -> dict[str, dict[str, Any]]:
+        rows = self.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'space:%'").fetchall()
+        return {k.split(":", 1)[1]: json.loads(v) for k, v in rows}
+
+    # -- files ------------------------------------------------------------------------------
+
+    def file_checksums(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT path, checksum FROM files").fetchall())
+
+    def file_checksum(self, path: str) -> str | None:
+        row = self.conn.execute("SELECT checksum FROM files WHERE path = ?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def stored_vector(self, space: str, content_hash: str) -> bytes | None:
+        row = self.conn.execute(
+            f"SELECT v.embedding FROM chunks c JOIN vec_{space} v ON v.chunk = c.id "
+            "WHERE c.content_hash = ? LIMIT 1",
+            (content_hash,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def stored_parts(self, space: str, content_hash: str) -> list[bytes] | None:
+        """The sentence vectors already stored for this content, or None."""
+        row = self.conn.execute(
+            "SELECT id, parts FROM chunks WHERE content_hash = ? AND parts > 0 "
+            "AND ',' || space || ',' LIKE ? LIMIT 1",
+            (content_hash, f"%,{space},%"),
+        ).fetchone()
+        if not row:
+            return None
+        base = row[0] * PART_STRIDE
+        blobs = [
+            self.conn.execute(
+                f"SELECT embedding FROM vec_{space}_parts WHERE part = ?", (base + i,)
+            ).fetchone()
+            for i in range(row[1])
+        ]
+        return [b[0] for b in blobs] if all(blobs) else None
+
+    def replace_file(
+        self,
+        record: FileRecord,
+        chunks: Sequence[Chunk],
+        spaces: Sequence[Sequence[str]],
+        vectors: Sequence[dict[str, bytes]],
+        parts: Sequence[dict[str, list[bytes]]] | None = None,
+    ) -> None:
+        """Atomically bring a file's chunks, keyword terms and vectors to ``chunks``.
+
+        ``parts`` holds each chunk's sentence vectors by space (for spaces made with
+        ``parts=True``). Chunks whose id and content hash are unchanged keep their rows, terms
+        and vectors (only their position is updated), so editing one function rewrites one
+        chunk, not the file.
+        """
+        conn = self.conn
+        added: list[tuple[str, int, bytes, str, str]] = []
+        removed: list[int] = []
+        removed_parts: list[int] = []
+        with transaction(conn):
+            file_id = self._upsert_file(record)
+            old = {
+                cid: (rowid, chash, space)
+                for rowid, cid, chash, space in conn.execute(
+                    "SELECT id, chunk_id, content_hash, space FROM chunks WHERE file_id = ?",
+                    (file_id,),
+                )
+            }
+            new_ids = {c.id for c in chunks}
+            for cid, (rowid, _, space) in old.items():
+                if cid not in new_ids:
+                    removed_parts += self._delete_chunk(rowid, space)
+                    removed.append(rowid)
+            all_parts = parts if parts is not None else [{} for _ in chunks]
+            for ordinal, (chunk, chunk_spaces, chunk_vectors, chunk_parts) in enumerate(
+                zip(chunks, spaces, vectors, all_parts, strict=True)
+            ):
+                space_list = ",".join(chunk_spaces)
+                previous = old.get(chunk.id)
+                if previous and previous[1] == chunk.content_hash and previous[2] == space_list:
+                    conn.execute(
+                        "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ? WHERE id = ?",
+                        (ordinal, chunk.start_line, chunk.end_line, chunk.text, previous[0]),
+                    )
+                    continue
+                if previous:
+                    removed_parts += self._delete_chunk(previous[0], previous[2])
+                    removed.append(previous[0])
+                rowid = self._insert_chunk(file_id, ordinal, chunk, space_list)
+                for space in chunk_spaces:
+                    conn.execute(
+                        f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
+                        (rowid, chunk_vectors[space], chunk.kind, chunk.language),
+                    )
+                    added.append((space, rowid, chunk_vectors[space], chunk.kind, chunk.language))
+                    blobs = chunk_parts.get(space, [])
+                    if not blobs or space not in self._parts_spaces:
+                        continue
+                    if len(blobs) >= PART_STRIDE:
+                        raise ValueError(f"{chunk.path}: too many sentence vectors ({len(blobs)})")
+                    conn.execute("UPDATE chunks SET parts = ? WHERE id = ?", (len(blobs), rowid))
+                    rows = [
+                        (rowid * PART_STRIDE + i, blob, chunk.kind, chunk.language)
+                        for i, blob in enumerate(blobs)
+                    ]
+                    conn.executemany(
+                        f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
+                        "VALUES (?, ?, ?, ?)",
+                        rows,
+                    )
+                    added.extend((f"{space}_parts", *row) for row in rows)
+            conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
+            seq = self._bump_write_seq()
+        self._patch_matrices(seq, removed, added, removed_parts)
+
+    def _upsert_file(self, record: FileRecord) -> int:
+        values = (
+            record.checksum,
+            record.size,
+            record.mtime_ns,
+            record.language,
+            record.kind,
+            time.time(),
+        )
+        row = self.conn.execute("SELECT id FROM files WHERE path = ?", (record.path,)).fetchone()
+        if row:
+            self.conn.execute(
+                "UPDATE files SET checksum = ?, size = ?, mtime_ns = ?, language = ?, kind = ?,"
+                " indexed_at = ? WHERE id = ?",
+                (*values, row[0]),
+            )
+            return int(row[0])
+        cur = self.conn.execute(
+            "INSERT INTO files(checksum, size, mtime_ns, language, kind, indexed_at, path)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*values, record.path),
+        )
+        return int(cur.lastrowid)
+
+    def _insert_chunk(self, file_id: int, ordinal: int, chunk: Chunk, space_list: str) -> int:
+        cur = self.conn.execute(
+            "INSERT INTO chunks(chunk_id, file_id, path, ord, start_line, end_line, language,"
+            " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chunk.id,
+                file_id,
+                chunk.path,
+                ordinal,
+                chunk.start_line,
+                chunk.end_line,
+                chunk.language,
+                chunk.kind,
+                chunk.text_type,
+                chunk.title,
+                json.dumps(list(chunk.breadcrumb), ensure_ascii=False),
+                chunk.symbol,
+                chunk.signature,
+                chunk.text,
+                chunk.content_hash,
+                space_list,
+            ),
+        )
+        rowid = int(cur.lastrowid)
+        head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb])
+        self.conn.execute(
+            "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
+            (rowid, index_terms(head), index_terms(chunk.embed_text)),
+        )
+        return rowid
+
+    def _delete_chunk(self, rowid: int, space_list: str) -> list[int]:
+        """Delete a chunk's rows; return the ids of its sentence vectors that were deleted."""
+        conn = self.conn
+        spaces = [s for s in space_list.split(",") if s]
+        n_parts = 0
+        if any(space in self._parts_spaces for space in spaces):
+            row = conn.execute("SELECT parts FROM chunks WHERE id = ?", (rowid,)).fetchone()
+            n_parts = row[0] if row else 0
+        gone: list[int] = []
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        for space in spaces:
+            conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
+            if n_parts and space in self._parts_spaces:
+                ids = [rowid * PART_STRIDE + i for i in range(n_parts)]
+                conn.executemany(
+                    f"DELETE FROM vec_{space}_parts WHERE part = ?", [(i,) for i in ids]
+                )
+                gone.extend(ids)
+        conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
+        return gone
+
+    def remove_file(self, path: str) -> bool:
+        conn = self.conn
+        with transaction(conn):
+            file_removed, removed, removed_parts = self._delete_file(path)
+            seq = self._bump_write_seq()
+        self._patch_matrices(seq, removed, [], removed_parts)
+        return file_removed
+
+    def _delete_file(self, path: str) -> tuple[bool, list[int], list[int]]:
+        """Delete a file's rows; return whether it was indexed, its chunk and part row ids."""
+        rows = self.conn.execute("SELECT id, space FROM chunks WHERE path = ?", (path,)).fetchall()
+        parts: list[int] = []
+        for rowid, space_list in rows:
+            parts += self._delete_chunk(rowid, space_list)
+        cur = self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        return cur.rowcount > 0, [r[0] for r in rows], parts
+
+    # -- large-index vector copies ------------------------------------------------------------
+
+    def _bump_write_seq(self) -> int:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('write_seq', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
+        return int(self.get_meta("write_seq") or 0)
+
+    def _patch_matrices(
+        self,
+        seq: int,
+        removed: list[int],
+        added: list[tuple[str, int, bytes, str, str]],
+        removed_parts: list[int] | None = None,
+    ) -> None:
+        self._copies.patch(seq, removed, added, removed_parts or [])
+
+    def warm(self, space: str) -> None:
+        """Load the in-memory copies of a large space (and of its sentence vectors) now."""
+        self._matrix(space)
+        if space in self._parts_spaces:
+            self._matrix(f"{space}_parts")
+
+    def _matrix(self, table: str) -> VectorMatrix | None:
+        """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
+        seq = int(self.get_meta("write_seq") or 0)
+        matrix = self._copies.current(table, seq)
+        if matrix is not None:
+            return matrix
+        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{table}").fetchone()[0]
+        if count < LARGE_INDEX:
+            return None
+        space = table.removesuffix("_parts")
+        dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
+        rows = self.conn.execute(
+            f"SELECT {_key_column(table)}, embedding, kind, language FROM vec_{table}"
+        ).fetchall()
+        return self._copies.put(table, VectorMatrix.from_rows(rows, dim), seq)
+
+    def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
+        conn = self.conn
+        with transaction(conn):
+            if replace_all:
+                conn.execute("DELETE FROM skipped")
+            conn.executemany(
+                "INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)", list(skipped)
+            )
+
+    # -- reads ------------------------------------------------------------------------------
+
+    def knn(
+        self,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        return self._nearest(space, vector, k, kinds, languages)
+
+    def knn_parts(
+        self,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Chunks ranked by their nearest sentence vector: (chunk rowid, distance), up to ``k``."""
+        if space not in self._parts_spaces:
+            return []
+        # a chunk usually has several sentences among the nearest
+        found = self._nearest(f"{space}_parts", vector, k * 4, kinds, languages)
+        best: dict[int, float] = {}
+        for part, distance in found:  # nearest first: the first part seen is the chunk's best
+            best.setdefault(part // PART_STRIDE, distance)
+        return list(best.items())[:k]
+
+    def _nearest(
+        self,
+        table: str,
+        vector: np.ndarray,
+        k: int,
+        kinds: Sequence[str] | None,
+        languages: Sequence[str] | None,
+    ) -> list[tuple[int, float]]:
+        """(id, cosine distance) of the ``k`` nearest rows of ``vec_<table>``, nearest first."""
+        matrix = self._matrix(table)
+        if matrix is not None:
+            return matrix.search(vector, k, kinds, languages)
+        where, params = _filters(kinds, languages)
+        sql = (
+            f"SELECT {_key_column(table)}, distance FROM vec_{table}"
+            f" WHERE embedding MATCH ? AND k = ?{where}"
+        )
+        params = [np.asarray(vector, dtype=np.float32).tobytes(), k, *params]
+        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+
+    def keyword(
+        self,
+        expression: str,
+        k: int,
+        kinds: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> list[tuple[int, float]]:
+        sql = (
+            f"SELECT f.rowid, bm25(chunks_fts, {HEAD_WEIGHT}, 1.0) AS s FROM chunks_fts f"
+            " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
+        )
+        where, filter_params = _filters(kinds, languages, "c.")
+        sql += f"{where} ORDER BY s LIMIT ?"
+        params: list[Any] = [expression, *filter_params, k]
+        return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
+
+    def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
+        if not rowids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.id IN ({','.join('?' * len(rowids))})",
+            list(rowids),
+        ).fetchall()
+        return {row[0]: _row_to_hit(row) for row in rows}
+
+    def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        if not rowids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT id, symbol FROM chunks WHERE id IN ({','.join('?' * len(rowids))})",
+            list(rowids),
+        ).fetchall()
+        return dict(rows)
+
+    def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT MIN(start_line), MAX(end_line) FROM chunks WHERE path = ? AND breadcrumb = ?",
+            (path, json.dumps(list(breadcrumb), ensure_ascii=False)),
+        ).fetchone()
+        return (row[0] or 0, row[1] or 0)
+
+    def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
+        """The chunks among ``rowids`` embedded in ``space`` and in no other space."""
+        if not rowids:
+            return set()
+        rows = self.conn.execute(
+            f"SELECT id FROM chunks WHERE space = ? AND id IN ({','.join('?' * len(rowids))})",
+            [space, *rowids],
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def chunk_rowid(self, chunk_id: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return row[0] if row else None
+
+    def get_hit(self, chunk_id: str) -> Hit | None:
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.chunk_id = ?", (chunk_id,)
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_at(self, path: str, line: int) -> Hit | None:
+        """The narrowest chunk of ``path`` that contains ``line``."""
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.path = ? AND c.start_line <= ? "
+            "AND c.end_line >= ? ORDER BY (c.end_line - c.start_line) LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_spans(self) -> list[tuple[str, int, int]]:
+        """(path, start line, end line) of every chunk (benchmarks sample positions from it)."""
+        return self.conn.execute("SELECT path, start_line, end_line FROM chunks").fetchall()
+
+    def chunk_vectors(self, rowid: int) -> dict[str, np.ndarray]:
+        row = self.conn.execute("SELECT space FROM chunks WHERE id = ?", (rowid,)).fetchone()
+        if not row:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for space in filter(None, row[0].split(",")):
+            vec = self.conn.execute(
+                f"SELECT embedding FROM vec_{space} WHERE chunk = ?", (rowid,)
+            ).fetchone()
+            if vec:
+                out[space] = np.frombuffer(vec[0], dtype=np.float32)
+        return out
+
+    def stats(self) -> dict[str, Any]:
+        return index_stats(self.conn)
+
+
+def _key_column(table: str) -> str:
+    """The id column of ``vec_<table>``: chunk vectors are keyed by chunk, sentences by part."""
+    return "part" if table.endswith("_parts") else "chunk"
+
+
+def _filters(
+    kinds: Sequence[str] | None, languages: Sequence[str] | None, prefix: str = ""
+) -> tuple[str, list[Any]]:
+    """`` AND kind IN (...) AND language IN (...)`` for the filters given, and its parameters."""
+    sql, params = "", []
+    for column, values in (("kind", kinds), ("language", languages)):
+        if values:
+            sql += f" AND {prefix}{column} IN ({','.join('?' * len(values))})"
+            params.extend(values)
+    return sql, params

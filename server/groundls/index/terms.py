@@ -1,0 +1,67 @@
+"""Keyword terms: what the FTS5 index stores and what a question is matched with.
+
+FTS5's ``unicode61`` tokenizer neither splits ``camelCase``/``snake_case`` identifiers nor
+Japanese (which has no spaces). We therefore index a normalised term string: lower-cased words,
+the parts of each identifier, and overlapping character bigrams of every CJK run. Queries are
+normalised the same way and every term is quoted, so user text never reaches MATCH unescaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from groundls.chunkers.textrules import (
+    STOPWORDS,
+    cjk_bigrams,
+    cjk_runs,
+    is_hiragana_only,
+    split_identifier,
+)
+
+_WORD = re.compile(r"[A-Za-z0-9_]+|[\u00c0-\u024f]+")
+
+
+def index_terms(text: str) -> str:
+    """The term string stored in FTS5 for ``text``."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        lower = word.lower()
+        out.append(lower)
+        parts = split_identifier(word)
+        if len(parts) > 1 or (parts and parts[0] != lower):
+            out.extend(parts)
+    for run in cjk_runs(text):
+        out.extend(cjk_bigrams(run))
+    return " ".join(out)
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct search terms of a question; stopwords and kana-only function bigrams dropped."""
+    terms: list[str] = []
+    for match in _WORD.finditer(query):
+        word = match.group(0)
+        lower = word.lower()
+        if lower not in STOPWORDS and len(lower) > 1:
+            terms.append(lower)
+        parts = split_identifier(word)
+        if len(parts) > 1:
+            terms.extend(p for p in parts if p not in STOPWORDS and len(p) > 1)
+    for run in cjk_runs(query):
+        terms.extend(g for g in cjk_bigrams(run) if not is_hiragana_only(g))
+    return list(dict.fromkeys(terms))
+
+
+def match_expression(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms (quotes doubled inside)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def looks_like_identifier(query: str) -> bool:
+    """True for queries such as ``get_terminal_size``, ``Context.invoke`` or ``parseArgs``."""
+    stripped = query.strip().strip("`'\"()")
+    if not stripped or " " in stripped:
+        return False
+    return bool(re.fullmatch(r"[A-Za-z_][\w.:#]*", stripped)) and (
+        "_" in stripped or "." in stripped or bool(re.search(r"[a-z][A-Z]", stripped))
+    )

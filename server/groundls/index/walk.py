@@ -1,0 +1,592 @@
+"""Find the workspace files worth indexing: ignore rules, default excludes, secrets, symlinks."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import translate
+from pathlib import Path, PurePath
+
+import pathspec
+
+from groundls.chunkers import classify
+from groundls.config import Config
+
+__all__ = [
+    "SKIP_REASONS",
+    "Skipped",
+    "WorkspaceFile",
+    "WorkspaceWalker",
+    "is_secret",
+    "read_text",
+]
+
+SKIP_REASONS = (
+    "binary",
+    "too-large",
+    "invalid-utf8",
+    "unreadable",
+    "secret",
+    "symlink-outside",
+)
+
+#: Never walked, whatever any ignore file says.
+ALWAYS_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", ".groundls"})
+
+#: Walked only when a ``.groundlsignore`` or ``config.exclude`` re-includes them (``!build/``).
+DEFAULT_EXCLUDED_DIRS = frozenset(
+    {
+        # virtualenvs (any directory holding pyvenv.cfg or conda-meta/ is skipped as well)
+        ".venv", "venv", "env",
+        # dependencies and caches
+        "node_modules", "bower_components", "__pycache__", ".eggs",
+        ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
+        ".gradle", ".terraform", ".direnv", ".cache",
+        # build outputs
+        "build", "dist", "target", "out", "_build", "coverage", "htmlcov",
+        ".next", ".nuxt", ".svelte-kit", ".parcel-cache", ".turbo", ".angular",
+        # editor state
+        ".idea", ".vscode",
+    }
+)  # fmt: skip
+
+#: .NET build outputs, excluded only next to a project file (``bin/`` is often real scripts).
+DOTNET_OUTPUT_DIRS = frozenset({"bin", "obj"})
+_DOTNET_PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".sln")
+
+DEFAULT_EXCLUDED_FILES = frozenset(
+    {
+        "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
+        "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
+        "Pipfile.lock", "pdm.lock", "go.sum", "flake.lock", "packages.lock.json",
+    }
+)  # fmt: skip
+_MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", ".min.css", ".map")
+
+#: Secret-looking file names (matched case-insensitively against the base name).
+SECRET_NAME_GLOBS = (
+    ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx",
+    "id_rsa*", "id_ed25519*", "id_dsa*", "id_ecdsa*", "credentials*", "service-account*.json",
+    ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
+    "secrets.*", "*secret*.json", "*secret*.yaml", "*secret*.yml",
+)  # fmt: skip
+#: Templates that document which variables exist without holding values.
+SECRET_ALLOWED_NAMES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
+_SECRET_RE = re.compile("|".join(f"(?:{translate(g)})" for g in SECRET_NAME_GLOBS))
+
+_IGNORE_FILES = (".gitignore", ".groundlsignore")
+_BINARY_PROBE = 8192
+
+
+@dataclass(frozen=True)
+class WorkspaceFile:
+    """A file to index: ``path`` is workspace-relative POSIX, ``abs_path`` only for reading it."""
+
+    path: str
+    abs_path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class Skipped:
+    """A file that would have been indexed but was not, and why (one of ``SKIP_REASONS``).
+
+    ``path`` names a directory instead when a whole directory could not be listed
+    ("unreadable") or is a symlink leading out of the workspace ("symlink-outside").
+    """
+
+    path: str
+    reason: str
+
+
+def is_secret(rel_path: str) -> bool:
+    """True when the file name looks like it holds credentials (``.env``, keys, secrets.yaml...)."""
+    if os.sep != "/":
+        rel_path = rel_path.replace(os.sep, "/")
+    return _secret_name(rel_path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _secret_name(name: str) -> bool:
+    lowered = name.lower()
+    if not lowered or lowered in SECRET_ALLOWED_NAMES:
+        return False
+    return _SECRET_RE.match(lowered) is not None
+
+
+def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
+    """Return the text (BOM stripped, CRLF and lone CR made LF) or why it was not read.
+
+    Binary means a NUL byte in the first 8 KB; the decode is strict UTF-8. Never raises for
+    files that vanish, are not regular files or cannot be opened: those come back "unreadable".
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(file.abs_path, flags)
+    except (OSError, ValueError):
+        return Skipped(file.path, "unreadable")
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return Skipped(file.path, "unreadable")
+            if info.st_size > max_bytes:
+                return Skipped(file.path, "too-large")
+            data = fh.read(max_bytes + 1)
+    except OSError:
+        return Skipped(file.path, "unreadable")
+    if len(data) > max_bytes:
+        return Skipped(file.path, "too-large")
+    if b"\0" in data[:_BINARY_PROBE]:
+        return Skipped(file.path, "binary")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Skipped(file.path, "invalid-utf8")
+    if "\r" in text:
+        # LSP counts "\r\n", "\n" and a lone "\r" as line ends; keep our line numbers the same.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+# --------------------------------------------------------------------------- ignore rules
+
+_GROUP_NAME = re.compile(r"(?<!\\)\(\?P<\w+>")
+
+
+class _Rules:
+    """One ignore file compiled by pathspec, plus a single combined regex that rejects fast.
+
+    pathspec tries each pattern in turn from Python; almost no path matches any pattern, so
+    one C-level alternation that answers "nothing here can match" saves most of the walk time.
+    """
+
+    __slots__ = ("quick", "spec")
+
+    def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
+        self.spec = spec
+        sources = []
+        for pattern in spec.patterns:
+            regex = getattr(pattern, "regex", None)
+            if pattern.include is None:
+                continue
+            if regex is None or not isinstance(regex.pattern, str) or regex.flags != re.UNICODE:
+                sources = []
+                break
+            source = _GROUP_NAME.sub("(?:", regex.pattern)
+            # pathspec searches; anchor the unanchored branches so one .match() does the same.
+            if not source.startswith("^"):
+                source = f"[\\s\\S]*?(?:{source})"
+            sources.append(f"(?:{source})")
+        self.quick: re.Pattern[str] | None = None
+        if sources:
+            try:
+                self.quick = re.compile("|".join(sources))
+            except re.error:
+                self.quick = None
+
+    def verdict(self, path: str) -> bool | None:
+        """True ignore, False re-included by a negation, None when no pattern matches."""
+        if self.quick is not None and self.quick.match(path) is None:
+            return None
+        return self.spec.check_file(path).include
+
+
+_Spec = tuple[str, _Rules]  # (base prefix like "a/b/" or "", compiled rules)
+
+
+def _compile(lines: Iterable[str]) -> _Rules | None:
+    """Compile gitignore lines, dropping any single line pathspec rejects; None when empty."""
+    kept = [line for line in lines if line.strip() and not line.startswith("#")]
+    if not kept:
+        return None
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(kept)
+    except Exception:
+        good = []
+        for line in kept:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except Exception:
+                continue
+            good.append(line)
+        if not good:
+            return None
+        spec = pathspec.GitIgnoreSpec.from_lines(good)
+    return _Rules(spec) if len(spec) else None
+
+
+def _decide(specs: tuple[_Spec, ...], path: str) -> bool | None:
+    """Last word of the highest-priority rules that match ``path``: True ignore, False keep."""
+    for base, rules in reversed(specs):
+        result = rules.verdict(path[len(base) :])
+        if result is not None:
+            return result
+    return None
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Ignore files in force for one directory: .gitignore layers and .groundlsignore layers."""
+
+    git: tuple[_Spec, ...]
+    groundls: tuple[_Spec, ...]
+
+
+def _display(name: str) -> str:
+    """A name that is safe to show: undecodable bytes become U+FFFD."""
+    return os.fsencode(name).decode("utf-8", "replace")
+
+
+def _undecodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class WorkspaceWalker:
+    """Walk one workspace, pruning ignored directories instead of descending into them.
+
+    Precedence, highest first: ``config.exclude``; ``.groundlsignore`` files (deepest first);
+    the default excludes; ``.gitignore`` files (deepest first); ``.git/info/exclude``. So a
+    ``!build/`` in ``.groundlsignore`` or ``config.exclude`` re-includes a default-excluded
+    directory, while a ``.gitignore`` whitelist such as ``!*/`` cannot resurrect node_modules.
+    VCS directories and ``.groundls/`` are never walked; nor is any virtualenv (``pyvenv.cfg``
+    or ``conda-meta/`` inside). ``config.include`` then keeps only matching files. Files whose
+    type ``classify()`` does not know are silently left out, so ``Skipped`` lists only files
+    that would otherwise have been indexed.
+    """
+
+    def __init__(self, root: Path, config: Config, *, index_dir: Path | None = None) -> None:
+        self.root = Path(root).absolute()
+        self.config = config
+        self._root_str = str(self.root)
+        self._root_real = os.path.realpath(self.root)
+        self._exclude = _compile(config.exclude)
+        self._include = _compile(config.include)
+        self._spec_cache: dict[str, tuple[tuple[int, int], _Rules | None]] = {}
+        self._excluded_rel_dirs: set[str] = set()
+        self._known_types: dict[str, bool] = {}
+        if index_dir is not None:
+            real = os.path.realpath(index_dir)
+            rel = self._rel_inside(real)
+            if rel:
+                self._excluded_rel_dirs.add(rel)
+
+    # ----------------------------------------------------------------------- public API
+
+    def walk(self) -> tuple[list[WorkspaceFile], list[Skipped]]:
+        """Every indexable file and every skipped one, both sorted by path; never raises.
+
+        Contents are not read here: "binary" and "invalid-utf8" come from ``read_text``.
+        """
+        files: list[WorkspaceFile] = []
+        skipped: list[Skipped] = []
+        try:
+            root_info = os.stat(self.root)
+        except OSError:
+            return [], [Skipped(".", "unreadable")]
+        if not stat.S_ISDIR(root_info.st_mode):
+            return [], [Skipped(".", "unreadable")]
+        visited = {(root_info.st_dev, root_info.st_ino)}
+        base = self._info_exclude_frame()
+        stack: list[tuple[str, str, _Frame]] = [("", self._root_str, base)]
+        deferred: list[tuple[str, str, _Frame]] = []
+        while stack or deferred:
+            if not stack:
+                # Symlinked directories go last, so a directory reachable both directly and
+                # through a link is listed under its real path.
+                deferred.sort(key=lambda item: item[0], reverse=True)
+                rel, abs_dir, frame = deferred.pop()
+                try:
+                    info = os.stat(abs_dir)
+                except OSError:
+                    continue
+                key = (info.st_dev, info.st_ino)
+                if key in visited:
+                    continue
+                visited.add(key)
+            else:
+                rel, abs_dir, frame = stack.pop()
+            self._walk_dir(rel, abs_dir, frame, files, skipped, stack, deferred, visited)
+        files.sort(key=lambda f: f.path)
+        skipped.sort(key=lambda s: s.path)
+        return files, skipped
+
+    def check(self, rel_path: str) -> WorkspaceFile | Skipped | None:
+        """Decide one file (after a save or watch event); None when ignored, excluded or gone."""
+        try:
+            return self._check(rel_path)
+        except (OSError, ValueError):
+            return None
+
+    # ----------------------------------------------------------------------- walking
+
+    def _walk_dir(
+        self,
+        rel: str,
+        abs_dir: str,
+        frame: _Frame,
+        files: list[WorkspaceFile],
+        skipped: list[Skipped],
+        stack: list[tuple[str, str, _Frame]],
+        deferred: list[tuple[str, str, _Frame]],
+        visited: set[tuple[int, int]],
+    ) -> None:
+        try:
+            with os.scandir(abs_dir) as it:
+                entries = list(it)
+        except OSError:
+            if rel:
+                skipped.append(Skipped(_display(rel.rstrip("/")), "unreadable"))
+            return
+        names = {e.name for e in entries}
+        if rel and ("pyvenv.cfg" in names or "conda-meta" in names):
+            return  # a virtualenv or conda env under another name
+        frame = self._extend(frame, rel, abs_dir, entries)
+        dotnet = any(n.endswith(_DOTNET_PROJECT_SUFFIXES) for n in names)
+        parent = Path(abs_dir)  # "parent / name" is much cheaper than Path(full_path)
+        for entry in entries:
+            name = entry.name
+            child = rel + name
+            try:
+                is_dir = entry.is_dir()
+                is_link = entry.is_symlink()
+            except OSError:
+                continue
+            if is_dir:
+                if self._dir_ignored(name, child, frame, dotnet):
+                    continue
+                if _undecodable(name):
+                    skipped.append(Skipped(_display(child), "unreadable"))
+                    continue
+                if is_link:
+                    target = self._rel_inside(os.path.realpath(entry.path))
+                    if target is None:
+                        skipped.append(Skipped(child, "symlink-outside"))
+                    elif not ALWAYS_EXCLUDED_DIRS.intersection(target.split("/")):
+                        deferred.append((child + "/", entry.path, frame))
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError:
+                    skipped.append(Skipped(child, "unreadable"))
+                    continue
+                key = (info.st_dev, info.st_ino)
+                if key in visited:
+                    continue
+                visited.add(key)
+                stack.append((child + "/", entry.path, frame))
+                continue
+            try:
+                is_file = entry.is_file()
+            except OSError:
+                is_file = False
+            if not is_file and not is_link:
+                continue  # sockets, fifos, devices
+            result = self._file(name, child, entry.path, frame, is_link, not is_file, parent)
+            if isinstance(result, WorkspaceFile):
+                files.append(result)
+            elif result is not None:
+                skipped.append(result)
+
+    def _file(
+        self,
+        name: str,
+        rel: str,
+        abs_path: str,
+        frame: _Frame,
+        is_link: bool,
+        broken: bool,
+        parent: Path | None = None,
+    ) -> WorkspaceFile | Skipped | None:
+        """The verdict on one file, given the ignore files in force for its directory."""
+        if not self._indexable_type(name):
+            return None
+        if self._file_ignored(name, rel, frame):
+            return None
+        if self._include is not None and not self._include.verdict(rel):
+            return None
+        if _undecodable(rel):
+            return Skipped(_display(rel), "unreadable")
+        if not self.config.index_secrets and _secret_name(name):
+            return Skipped(rel, "secret")
+        if is_link:
+            real = os.path.realpath(abs_path)
+            if self._rel_inside(real) is None:
+                return Skipped(rel, "symlink-outside")
+        if broken:
+            return Skipped(rel, "unreadable")
+        try:
+            info = os.stat(abs_path)
+        except OSError:
+            return Skipped(rel, "unreadable")
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > self.config.max_file_bytes:
+            return Skipped(rel, "too-large")
+        if not os.access(abs_path, os.R_OK):
+            return Skipped(rel, "unreadable")
+        path = parent / name if parent is not None else Path(abs_path)
+        return WorkspaceFile(rel, path, info.st_size, info.st_mtime_ns)
+
+    # ----------------------------------------------------------------------- single file
+
+    def _check(self, rel_path: str) -> WorkspaceFile | Skipped | None:
+        if not isinstance(rel_path, str) or not rel_path or "\0" in rel_path:
+            return None
+        if os.sep != "/":
+            rel_path = rel_path.replace(os.sep, "/")
+        parts = [p for p in rel_path.split("/") if p not in ("", ".")]
+        if not parts or ".." in parts or os.path.isabs(rel_path) or PurePath(rel_path).drive:
+            return None
+        frame = self._root_frame()
+        rel = ""
+        abs_dir = self._root_str
+        for name in parts[:-1]:
+            child = rel + name
+            abs_child = os.path.join(abs_dir, name)
+            if not os.path.isdir(abs_child):
+                return None
+            try:
+                parent_names = os.listdir(abs_dir) if name in DOTNET_OUTPUT_DIRS else []
+            except OSError:
+                parent_names = []
+            dotnet = any(n.endswith(_DOTNET_PROJECT_SUFFIXES) for n in parent_names)
+            if self._dir_ignored(name, child, frame, dotnet):
+                return None
+            if os.path.islink(abs_child) and self._rel_inside(os.path.realpath(abs_child)) is None:
+                file_name = parts[-1]
+                if not self._indexable_type(file_name):
+                    return None
+                return Skipped("/".join(parts), "symlink-outside")
+            if os.path.exists(os.path.join(abs_child, "pyvenv.cfg")) or os.path.isdir(
+                os.path.join(abs_child, "conda-meta")
+            ):
+                return None
+            rel = child + "/"
+            abs_dir = abs_child
+            try:
+                with os.scandir(abs_dir) as it:
+                    entries = [e for e in it if e.name in _IGNORE_FILES]
+            except OSError:
+                return Skipped("/".join(parts), "unreadable")
+            frame = self._extend(frame, rel, abs_dir, entries)
+        name = parts[-1]
+        abs_path = os.path.join(abs_dir, name)
+        if not os.path.lexists(abs_path) or os.path.isdir(abs_path):
+            return None
+        is_link = os.path.islink(abs_path)
+        broken = is_link and not os.path.exists(abs_path)
+        if not broken and not os.path.isfile(abs_path):
+            return None
+        return self._file(name, rel + name, abs_path, frame, is_link, broken)
+
+    # ----------------------------------------------------------------------- rules
+
+    def _indexable_type(self, name: str) -> bool:
+        """classify() knows the file type; memoised because names repeat (__init__.py, index.ts)."""
+        known = self._known_types.get(name)
+        if known is None:
+            if len(self._known_types) > 100_000:
+                self._known_types.clear()
+            known = self._known_types[name] = classify(name) is not None
+        return known
+
+    def _dir_ignored(self, name: str, rel: str, frame: _Frame, dotnet: bool) -> bool:
+        if name in ALWAYS_EXCLUDED_DIRS or rel in self._excluded_rel_dirs:
+            return True
+        path = rel + "/"
+        verdict = self._user_verdict(path, frame)
+        if verdict is not None:
+            return verdict
+        if name in DEFAULT_EXCLUDED_DIRS or name.endswith(".egg-info"):
+            return True
+        if dotnet and name in DOTNET_OUTPUT_DIRS:
+            return True
+        return bool(_decide(frame.git, path))
+
+    def _file_ignored(self, name: str, rel: str, frame: _Frame) -> bool:
+        verdict = self._user_verdict(rel, frame)
+        if verdict is not None:
+            return verdict
+        if name in DEFAULT_EXCLUDED_FILES or name.lower().endswith(_MINIFIED_SUFFIXES):
+            return True
+        return bool(_decide(frame.git, rel))
+
+    def _user_verdict(self, path: str, frame: _Frame) -> bool | None:
+        """What config.exclude and .groundlsignore files say (they outrank the defaults)."""
+        if self._exclude is not None:
+            result = self._exclude.verdict(path)
+            if result is not None:
+                return result
+        return _decide(frame.groundls, path)
+
+    def _info_exclude_frame(self) -> _Frame:
+        spec = self._load_spec(os.path.join(self._root_str, ".git", "info", "exclude"))
+        return _Frame((("", spec),) if spec is not None else (), ())
+
+    def _root_frame(self) -> _Frame:
+        frame = self._info_exclude_frame()
+        try:
+            with os.scandir(self._root_str) as it:
+                entries = [e for e in it if e.name in _IGNORE_FILES]
+        except OSError:
+            return frame
+        return self._extend(frame, "", self._root_str, entries)
+
+    def _extend(
+        self, frame: _Frame, rel: str, abs_dir: str, entries: list[os.DirEntry[str]]
+    ) -> _Frame:
+        """The frame for a directory: its parent's plus its own ignore files, if any."""
+        present = {e.name for e in entries if e.name in _IGNORE_FILES}
+        if not present:
+            return frame
+        git, groundls = frame.git, frame.groundls
+        if ".gitignore" in present:
+            spec = self._load_spec(os.path.join(abs_dir, ".gitignore"))
+            if spec is not None:
+                git = (*git, (rel, spec))
+        if ".groundlsignore" in present:
+            spec = self._load_spec(os.path.join(abs_dir, ".groundlsignore"))
+            if spec is not None:
+                groundls = (*groundls, (rel, spec))
+        return _Frame(git, groundls)
+
+    def _load_spec(self, path: str) -> _Rules | None:
+        """Compile an ignore file, cached until its size or mtime changes; None if absent/empty."""
+        try:
+            info = os.stat(path)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            key = (info.st_mtime_ns, info.st_size)
+            cached = self._spec_cache.get(path)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            with open(path, "rb") as fh:
+                data = fh.read(1_000_000)
+        except OSError:
+            return None
+        if data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8) :]
+        spec = _compile(data.decode("utf-8", "replace").splitlines())
+        self._spec_cache[path] = (key, spec)
+        return spec
+
+    def _rel_inside(self, real: str) -> str | None:
+        """Workspace-relative POSIX path of a resolved path, "" for the root, None if outside."""
+        root = self._root_real
+        if real == root:
+            return ""
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if not real.startswith(prefix):
+            return None
+        return real[len(prefix) :].replace(os.sep, "/")

@@ -1,0 +1,7 @@
+"""`python -m groundls.lsp`: run the language server (how editor clients start it)."""
+
+import sys
+
+from groundls.lsp.server import main
+
+sys.exit(main())

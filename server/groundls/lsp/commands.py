@@ -1,0 +1,330 @@
+"""The ``groundls.*`` workspace commands: what each one does, over the folders' workspaces.
+
+Everything here is plain, blocking Python that the server runs on worker threads. Arguments are
+checked in :mod:`groundls.lsp.args`; results are shaped by :mod:`groundls.wire`. A command is one
+handler here plus one entry in :data:`COMMANDS` (and its arguments in ``args``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from groundls import wire
+from groundls.lsp import args as a
+from groundls.lsp.args import ArgError
+from groundls.lsp.folders import Folder, Folders
+from groundls.results import AnswerError, Citation, Hit, IndexReport
+from groundls.search.fusion import best_of
+
+log = logging.getLogger("groundls.lsp.commands")
+
+
+class NotFound(LookupError):
+    """A well-formed id that is not in any index (seed 003's 404)."""
+
+
+@dataclass
+class Call:
+    """What a running command may use besides its arguments."""
+
+    folders: Folders
+    cancel: threading.Event = field(default_factory=threading.Event)
+    #: Streams a progress message (ask: the answer text so far) to the request's work-done token.
+    report: Callable[[str], None] = lambda message: None
+    default_k: int = 10
+
+
+def _indexing_note(folders: list[Folder]) -> dict[str, Any]:
+    busy = [f for f in folders if f.indexing]
+    out: dict[str, Any] = {"indexing": bool(busy)}
+    notes = []
+    if busy:
+        notes.append(
+            "; ".join(f.progress_message() for f in busy)
+            + " - results come from what is indexed so far."
+        )
+    notes += [f"{f.name} has no index: {f.last_error}" for f in folders if f.state == "error"]
+    if notes:
+        out["message"] = " ".join(notes)
+    return out
+
+
+def _ready(folders: list[Folder], wait_s: float = 0.0) -> list[Folder]:
+    """Folders whose workspace is open (optionally waiting a little for ones still opening)."""
+    deadline = time.monotonic() + wait_s
+    for folder in folders:
+        folder.opened.wait(max(0.0, deadline - time.monotonic()))
+    return [f for f in folders if f.workspace is not None]
+
+
+def _ready_or_fail(folders: list[Folder], wait_s: float = 2.0) -> list[Folder]:
+    """Like :func:`_ready`, but an error when no index can be opened at all."""
+    ready = _ready(folders, wait_s)
+    broken = [f for f in folders if f.state == "error"]
+    if not ready and broken:
+        raise RuntimeError(
+            "no index is available: " + "; ".join(f"{f.name}: {f.last_error}" for f in broken)
+        )
+    return ready
+
+
+def _all_folders(call: Call) -> list[Folder]:
+    folders = call.folders.all()
+    if not folders:
+        raise ArgError("no workspace folder is open: open a folder (or set rootUri) first")
+    return folders
+
+
+def _folder_of(call: Call, command: str, uri: str) -> tuple[Folder, str]:
+    located = call.folders.for_uri(uri)
+    if located is None:
+        raise ArgError(f'{command}: "uri" {uri!r} is not inside an open workspace folder')
+    return located
+
+
+def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
+    folders = _all_folders(call)
+    filters = replace(args.filters, k=args.filters.k or call.default_k)
+    groups = [
+        (folder, folder.workspace.search(args.query, filters))
+        for folder in _ready_or_fail(folders)
+        if folder.workspace is not None
+    ]
+    hits = best_of(groups, filters.k or call.default_k)
+    return {"hits": [wire.hit_json(h, f) for f, h in hits], **_indexing_note(folders)}
+
+
+def _find_chunk(call: Call, chunk_id: str) -> tuple[Folder, Hit]:
+    for folder in _ready_or_fail(call.folders.all()):
+        if folder.workspace is None:
+            continue
+        hit = folder.workspace.get_chunk(chunk_id)
+        if hit is not None:
+            return folder, hit
+    raise NotFound(f"chunk not found: {chunk_id} (not in the index; re-run groundls.search)")
+
+
+def similar(call: Call, args: a.SimilarArgs) -> dict[str, Any]:
+    _all_folders(call)
+    k = args.k or call.default_k
+    if args.chunk_id is not None:
+        folder, source = _find_chunk(call, args.chunk_id)
+    else:
+        assert args.uri is not None
+        folder, rel = _folder_of(call, a.SIMILAR, args.uri)
+        if not _ready([folder], wait_s=2.0) or folder.workspace is None:
+            return {"hits": [], "source": None, **_indexing_note([folder])}
+        found = folder.workspace.chunk_at(rel, args.line + 1)
+        if found is None:
+            return {
+                "hits": [],
+                "source": None,
+                "message": f"nothing indexed at {rel}:{args.line + 1}",
+                **_indexing_note([folder]),
+            }
+        source = found
+    workspace = folder.workspace
+    if workspace is None:
+        raise NotFound(f"chunk not found: {source.chunk_id} (its folder closed)")
+    try:
+        hits = workspace.similar(source.chunk_id, k=k)
+    except KeyError as exc:
+        raise NotFound(f"chunk not found: {source.chunk_id}") from exc
+    return {
+        "source": wire.hit_json(source, folder),
+        "hits": [wire.hit_json(h, folder) for h in hits],
+        **_indexing_note([folder]),
+    }
+
+
+def _doc_id(path: str) -> str:
+    return hashlib.sha256(path.encode("utf-8")).hexdigest()[:16]
+
+
+def _structured(folder: Folder, hit: Hit) -> dict[str, Any]:
+    """Seed 003's StructuredChunk, LSP-style, with a location and no filesystem path."""
+    path = wire.relative(folder, hit.path)
+    out: dict[str, Any] = {
+        "chunkId": hit.chunk_id,
+        "docId": _doc_id(path),
+        "textType": hit.text_type,
+        "content": hit.text,
+        "sectionPath": [{"level": i + 1, "title": title} for i, title in enumerate(hit.breadcrumb)],
+        "display": {"title": hit.title, "breadcrumb": list(hit.breadcrumb)},
+        "uri": folder.uri_for(path),
+        "range": wire.lsp_range(hit.start_line, hit.end_line),
+        "startLine": hit.start_line,
+        "endLine": hit.end_line,
+        "kind": hit.kind,
+        "language": hit.language,
+    }
+    if hit.kind == "code":
+        out["contentMd"] = f"```{hit.language}\n{hit.text.rstrip()}\n```"
+    elif hit.text_type in ("table", "list", "code"):
+        out["contentMd"] = hit.text
+    return out
+
+
+def reference(call: Call, chunk_id: str) -> dict[str, Any]:
+    folder, hit = _find_chunk(call, chunk_id)
+    assert folder.workspace is not None  # _find_chunk only returns open folders
+    path = wire.relative(folder, hit.path)
+    related = folder.workspace.section_neighbours(hit)
+    title = hit.breadcrumb[0] if hit.kind == "doc" and hit.breadcrumb else Path(path).name
+    return {
+        "reference": {
+            "doc": {"id": _doc_id(path), "title": title, "path": path},
+            "chunk": _structured(folder, hit),
+            "relatedChunks": [_structured(folder, r) for r in related],
+        }
+    }
+
+
+def reindex(call: Call, uri: str | None, token: Any = None) -> dict[str, Any]:
+    folders = _all_folders(call)
+    if uri is not None:
+        folder, rel = _folder_of(call, a.REINDEX, uri)
+        if rel == "":
+            futures = [(folder, folder.request_full(token=token))]
+        else:
+            futures = [(folder, folder.request_paths([rel], urgent=True))]
+    else:
+        futures = [(f, f.request_full(token=token)) for f in folders]
+    per_folder = []
+    total = IndexReport()
+    for folder, fut in futures:
+        while True:
+            try:
+                report = fut.result(timeout=0.1)
+                break
+            except FutureTimeout:
+                if call.cancel.is_set():
+                    folder.cancel_current()
+            except Exception as exc:  # noqa: BLE001 - re-raised with the folder's name
+                raise RuntimeError(f"re-indexing {folder.name} failed: {exc}") from exc
+        per_folder.append({"folder": folder.name, **wire.report_json(report, folder)})
+        total.merge(report)
+    return {**wire.report_json(total, folders[0]), "folders": per_folder}
+
+
+def _index_location(folder: Folder) -> dict[str, Any]:
+    if folder.workspace is None:
+        return {}
+    path = folder.workspace.index_path
+    size = 0
+    with contextlib.suppress(OSError):
+        size = path.stat().st_size
+    location = wire.scrub(str(path.parent), folder)
+    return {"index": {"file": path.name, "location": location, "sizeBytes": size}}
+
+
+def status(call: Call, _args: None = None) -> dict[str, Any]:
+    out = []
+    for folder in call.folders.all():
+        entry: dict[str, Any] = {
+            "name": folder.name,
+            "uri": folder.uri,
+            "state": folder.state,
+            "indexing": folder.indexing,
+            "lastError": folder.last_error,
+        }
+        p = folder.progress
+        if folder.indexing and p is not None:
+            pct = round(100 * p.done_files / p.total_files) if p.total_files else 0
+            entry["progress"] = {
+                "doneFiles": p.done_files,
+                "totalFiles": p.total_files,
+                "percentage": pct,
+                "message": folder.progress_message(),
+            }
+        if folder.last_report is not None:
+            entry["lastIndex"] = wire.report_json(folder.last_report, folder)
+        if folder.workspace is not None:
+            stats = wire.camel(wire.scrub(folder.workspace.stats(), folder))
+            entry["files"] = stats.get("files")
+            entry["chunks"] = stats.get("chunks")
+            entry["model"] = stats.get("models")
+            entry.update(_index_location(folder))
+            entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
+        out.append(entry)
+    return {"folders": out}
+
+
+def history(call: Call, limit: int) -> dict[str, Any]:
+    entries = []
+    for folder in _ready(call.folders.all()):
+        if folder.workspace is None:
+            continue
+        for record in folder.workspace.history(limit=limit):
+            entry = wire.located(wire.camel(wire.scrub(record, folder)), folder)
+            entries.append({"folder": folder.name, **entry})
+    return {"entries": entries[:limit]}
+
+
+def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
+    folders = _all_folders(call)
+    if args.uri is not None:
+        folders = [_folder_of(call, a.ASK, args.uri)[0]]
+    ready = _ready(folders, wait_s=5.0)
+    if not ready or ready[0].workspace is None:
+        raise RuntimeError(
+            "no index is open yet: " + "; ".join(f.progress_message() for f in folders)
+        )
+    folder = ready[0]
+    text: list[str] = []
+    last = [0.0]
+
+    def on_sources(citations: list[Citation]) -> None:
+        call.report(f"Found {len(citations)} source(s); answering...")
+
+    def on_token(piece: str) -> None:
+        text.append(piece)
+        now = time.monotonic()
+        if now - last[0] >= 0.05:
+            last[0] = now
+            call.report("".join(text))
+
+    try:
+        answer = folder.workspace.ask(
+            args.question,
+            args.filters,
+            on_sources=on_sources,
+            on_token=on_token,
+            cancel=call.cancel,
+        )
+    except AnswerError as exc:
+        raise ArgError(f"{a.ASK}: {exc}") from exc
+    if text:
+        call.report(answer.answer)
+    return {**wire.answer_json(answer, folder), **_indexing_note(folders)}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``groundls.*`` command: its name, argument parser, handler and progress title."""
+
+    name: str
+    parse: Callable[[dict[str, Any]], Any]
+    run: Callable[[Call, Any], dict[str, Any]]
+    title: str
+
+
+#: Every command, in the order ``executeCommandProvider`` lists them.
+COMMANDS = (
+    Command(a.SEARCH, a.parse_search, search, "groundls: searching"),
+    Command(a.SIMILAR, a.parse_similar, similar, "groundls: finding similar chunks"),
+    Command(a.ASK, a.parse_ask, ask, "groundls: answering"),
+    Command(a.REINDEX, a.parse_reindex, reindex, "groundls: re-indexing"),
+    Command(a.REFERENCE, a.parse_reference, reference, "groundls: reference"),
+    Command(a.STATUS, a.parse_status, status, "groundls: status"),
+    Command(a.HISTORY, a.parse_history, history, "groundls: history"),
+)

@@ -1,0 +1,163 @@
+"""Small result types that flow out of the engine to the CLI, the language server and answers."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One located chunk returned by search, similar or lookup. ``path`` is workspace-relative."""
+
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    language: str
+    text_type: str
+    title: str
+    breadcrumb: tuple[str, ...]
+    text: str
+    score: float = 0.0
+
+    @property
+    def snippet(self) -> str:
+        """A one-line preview: the first meaningful line, trimmed."""
+        for line in self.text.splitlines():
+            line = line.strip()
+            if line:
+                return line if len(line) <= 160 else line[:157] + "..."
+        return ""
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """What a search may return: how many hits and which paths, languages and kinds.
+
+    Empty tuples mean "no restriction"; ``k`` None means the configured default.
+    """
+
+    k: int | None = None
+    paths: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        k: int | None = None,
+        paths: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> SearchFilters:
+        return cls(k, tuple(paths or ()), tuple(languages or ()), tuple(kinds or ()))
+
+    def path_ok(self, path: str) -> bool:
+        """Whether ``path`` matches one of the path globs (a folder prefix matches too)."""
+        if not self.paths:
+            return True
+        for pattern in self.paths:
+            pattern = pattern.lstrip("/")
+            if fnmatch.fnmatch(path, pattern) or path.startswith(pattern.rstrip("/") + "/"):
+                return True
+        return False
+
+
+@dataclass
+class IndexProgress:
+    done_files: int
+    total_files: int
+    current_path: str = ""
+    chunks: int = 0
+    embedded: int = 0
+
+
+@dataclass
+class IndexReport:
+    files_seen: int = 0
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    #: sentence vectors embedded (Japanese prose keeps one per sentence besides the chunk's)
+    embedded_parts: int = 0
+    reused: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    cancelled: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def merge(self, other: IndexReport) -> IndexReport:
+        """Add ``other``'s counts to this report (several folders or runs as one); returns self."""
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(mine, bool):
+                setattr(self, f.name, mine or theirs)
+            elif isinstance(mine, (int, float)):
+                setattr(self, f.name, mine + theirs)
+            elif isinstance(mine, dict):
+                for key, n in theirs.items():
+                    mine[key] = mine.get(key, 0) + n
+            else:
+                mine.extend(theirs)
+        return self
+
+    @property
+    def summary(self) -> str:
+        """One line for people: what was indexed, embedded, reused and skipped, and how long."""
+        skipped = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items())) or "none"
+        sentences = f" (+{self.embedded_parts} sentences)" if self.embedded_parts else ""
+        text = (
+            f"indexed {self.files_indexed} files ({self.files_unchanged} unchanged, "
+            f"{self.files_removed} removed), {self.chunks} chunks, embedded {self.embedded}"
+            f"{sentences}, reused {self.reused}, skipped: {skipped}, {self.seconds:.1f}s"
+        )
+        return f"cancelled: {text}" if self.cancelled else text
+
+
+class InvalidChunkId(ValueError):
+    """A chunk id that is not of the form groundls makes (16 lowercase hex digits)."""
+
+
+class WorkspaceError(ValueError):
+    """The workspace path does not exist or is not a directory."""
+
+
+class AnswerError(ValueError):
+    """A question the service cannot take (empty, too long); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A checked citation: the excerpt number used in the answer and the chunk's location."""
+
+    n: int
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    weak: bool = False
+
+
+@dataclass
+class Answer:
+    answer: str
+    found: bool
+    language: str
+    mode: str  # "llm" | "extractive" | "not_found"
+    citations: list[Citation] = field(default_factory=list)
+    model: str = ""
+    timing: dict[str, float | None] = field(default_factory=dict)
+    cut: bool = False
+    dropped_citations: list[int] = field(default_factory=list)
+    #: Why the answer is extractive or cut, or a configuration problem; "" when all went well.
+    notice: str = ""
+    #: Every excerpt shown to the model (n, location), whether cited or not.
+    sources: list[Citation] = field(default_factory=list)
+    #: False when generation stopped before the model wrote any answer text.
+    answer_started: bool = True

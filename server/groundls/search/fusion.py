@@ -1,0 +1,97 @@
+"""Hybrid ranking: Reciprocal Rank Fusion of vector and keyword lists, then small ranking signals."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from groundls.results import Hit
+
+RRF_K = 60
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One candidate list (best first) and its weight in the fusion."""
+
+    name: str
+    weight: float
+    ids: Sequence[int]
+
+
+def rrf(lists: Sequence[RankedList], k: int = RRF_K) -> dict[int, float]:
+    """Weighted Reciprocal Rank Fusion: sum of ``weight / (k + rank)`` over the lists (rank from 1)."""
+    scores: dict[int, float] = {}
+    for ranked in lists:
+        if ranked.weight <= 0:
+            continue
+        for rank, item in enumerate(ranked.ids, start=1):
+            scores[item] = scores.get(item, 0.0) + ranked.weight / (k + rank)
+    return scores
+
+
+def cap_per_file(ordered: Sequence[tuple[int, str]], max_per_file: int) -> list[int]:
+    """Keep at most ``max_per_file`` items per path, preserving order. Items are (id, path)."""
+    if max_per_file <= 0:
+        return [item for item, _ in ordered]
+    counts: dict[str, int] = {}
+    kept: list[int] = []
+    for item, path in ordered:
+        if counts.get(path, 0) < max_per_file:
+            counts[path] = counts.get(path, 0) + 1
+            kept.append(item)
+    return kept
+
+
+_IDENT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def query_identifiers(query: str) -> set[str]:
+    """Identifier-looking tokens of a query (``snake_case``, ``camelCase``, ``a.b`` parts), lower-cased."""
+    out: set[str] = set()
+    for token in re.findall(r"[A-Za-z_][\w.]*", query):
+        for part in token.split("."):
+            if "_" in part or re.search(r"[a-z][A-Z]", part) or token != part:
+                out.add(part.lower())
+    return {t for t in out if _IDENT_TOKEN.fullmatch(t)}
+
+
+def merge_adjacent(hits: list[Hit], gap: int = 2, max_lines: int = 80) -> list[Hit]:
+    """Fold a hit into a better-ranked one from the same section when their lines touch.
+
+    Parts of one split function or one long section then come back as one located hit
+    instead of crowding the list with neighbours.
+    """
+    out: list[Hit] = []
+    for hit in hits:
+        for i, kept in enumerate(out):
+            if (
+                kept.path == hit.path
+                and kept.breadcrumb == hit.breadcrumb
+                and hit.start_line <= kept.end_line + gap
+                and kept.start_line <= hit.end_line + gap
+                and max(kept.end_line, hit.end_line) - min(kept.start_line, hit.start_line)
+                < max_lines
+            ):
+                first, second = (kept, hit) if kept.start_line <= hit.start_line else (hit, kept)
+                out[i] = replace(
+                    kept,
+                    start_line=min(kept.start_line, hit.start_line),
+                    end_line=max(kept.end_line, hit.end_line),
+                    text=first.text + "\n" + second.text,
+                )
+                break
+        else:
+            out.append(hit)
+    return out
+
+
+def best_of(groups: Sequence[tuple[T, Sequence[Hit]]], k: int) -> list[tuple[T, Hit]]:
+    """Several indexes' results (one group per workspace folder) as one list, best score first."""
+    merged = [(owner, hit) for owner, hits in groups for hit in hits]
+    merged.sort(key=lambda pair: -pair[1].score)
+    return merged[:k]

@@ -1,0 +1,215 @@
+"""The one object every face uses: a workspace folder, its index, its search and its answers.
+
+Data flows one way: files -> chunks -> embeddings -> store -> search -> answer. The CLI and the
+language server hold a :class:`Workspace` and the result types, never the stages behind it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from groundls.answer.service import AnswerService
+from groundls.chunkers.base import CHUNK_ID_RE
+from groundls.config import Config
+from groundls.index.embedders import Embedder, Embedders
+from groundls.index.indexer import Indexer
+from groundls.index.spaces import SpacePolicy
+from groundls.index.store import Store
+from groundls.results import (
+    Answer,
+    Citation,
+    Hit,
+    IndexProgress,
+    IndexReport,
+    InvalidChunkId,
+    SearchFilters,
+    WorkspaceError,
+)
+from groundls.search.searcher import Searcher
+
+
+def default_index_path(workspace: Path, index_dir: Path | None = None) -> Path:
+    """Per-workspace index file: ``<index dir>/<folder name>-<hash of the absolute path>.sqlite``."""
+    base = index_dir or (
+        Path(os.environ["GROUNDLS_INDEX_DIR"])
+        if os.environ.get("GROUNDLS_INDEX_DIR")
+        else Path(platformdirs.user_cache_dir("groundls")) / "indexes"
+    )
+    digest = hashlib.sha1(str(workspace.resolve()).encode()).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", workspace.resolve().name or "root")
+    return base / f"{name}-{digest}.sqlite"
+
+
+class Workspace:
+    """One workspace folder: indexing, search, similar chunks, lookups, answers, history."""
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        index_path: Path,
+        embedders: dict[str, Embedder] | None = None,
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.index_path = index_path
+        self.store = Store(index_path)
+        self.policy = SpacePolicy(config.embedders)
+        self.models = Embedders(embedders)
+        self.indexer = Indexer(root, config, self.store, self.policy, self.models)
+        self.searcher = Searcher(self.store, self.policy, self.models, config.search)
+        self._answers: AnswerService | None = None
+        self._answers_lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        path: Path | str,
+        config: Config | None = None,
+        index_dir: Path | str | None = None,
+        embedders: dict[str, Embedder] | None = None,
+    ) -> Workspace:
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise WorkspaceError(f"workspace not found or not a directory: {path}")
+        root = root.resolve()
+        index_path = default_index_path(root, Path(index_dir).expanduser() if index_dir else None)
+        return cls(root, config or Config(), index_path, embedders)
+
+    # -- indexing ----------------------------------------------------------------------------
+
+    @property
+    def is_indexing(self) -> bool:
+        return self.indexer.running
+
+    @property
+    def progress(self) -> IndexProgress | None:
+        return self.indexer.progress
+
+    @property
+    def last_error(self) -> str | None:
+        return self.indexer.last_error
+
+    @property
+    def has_index(self) -> bool:
+        """Whether any file has been indexed yet (faces index first when not)."""
+        return bool(self.store.file_checksums())
+
+    def index(
+        self,
+        progress: Callable[[IndexProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IndexReport:
+        """Bring the whole index up to date with the workspace on disk."""
+        return self.indexer.index(progress, cancel)
+
+    def index_paths(self, rel_paths: Iterable[str]) -> IndexReport:
+        """Re-index exactly these workspace-relative files; gone or excluded ones are removed."""
+        return self.indexer.index_paths(rel_paths)
+
+    def warm(self) -> None:
+        """Load what the first search would otherwise wait for: the query models (USE reads its
+        tokenizer on first use, ~2 s) and, on large indexes, the in-memory vector copies."""
+        self.indexer.ensure_spaces()
+        for space in self.policy.all_spaces:
+            self.models.query_vector(space, "warm up")
+            self.store.warm(space)
+
+    # -- search and lookups ------------------------------------------------------------------
+
+    def search(self, query: str, filters: SearchFilters | None = None) -> list[Hit]:
+        """Hybrid search; ``[]`` means nothing in the workspace is relevant enough."""
+        self.indexer.ensure_spaces()
+        return self.searcher.search(query, filters or SearchFilters())
+
+    def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
+        """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
+        _check_id(chunk_id)
+        return self.searcher.similar(chunk_id, k)
+
+    def chunk_at(self, rel_path: str, line: int) -> Hit | None:
+        """The narrowest chunk of ``rel_path`` that contains the 1-based ``line``."""
+        return self.store.chunk_at(rel_path, line)
+
+    def get_chunk(self, chunk_id: str) -> Hit | None:
+        _check_id(chunk_id)
+        return self.store.get_hit(chunk_id)
+
+    def section_neighbours(self, hit: Hit) -> list[Hit]:
+        """The supporting chunks beside ``hit`` in its section (seed 003's related chunks)."""
+        return self.searcher.section_neighbours(hit)
+
+    # -- answers -----------------------------------------------------------------------------
+
+    @property
+    def answers(self) -> AnswerService:
+        """The workspace's answer service (the model is resolved on the first question)."""
+        with self._answers_lock:
+            if self._answers is None:
+                self._answers = AnswerService(self, self.config.answer)
+            return self._answers
+
+    def ask(
+        self,
+        question: str,
+        filters: SearchFilters | None = None,
+        *,
+        on_sources: Callable[[list[Citation]], None] | None = None,
+        on_token: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Answer:
+        """A grounded, cited answer from this workspace (streamed through ``on_token``)."""
+        return self.answers.ask(
+            question, filters, on_sources=on_sources, on_token=on_token, cancel=cancel
+        )
+
+    def add_history(self, record: dict[str, Any]) -> None:
+        self.store.history.add(record)
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        return self.store.history.recent(limit)
+
+    def reconfigure(self, config: Config) -> None:
+        """Take settings that do not change the index (search, hover, answers) in place."""
+        answers_changed = config.answer != self.config.answer
+        self.config = config
+        self.searcher.config = config.search
+        if answers_changed:
+            with self._answers_lock:
+                answers, self._answers = self._answers, None
+            if answers is not None:
+                answers.close()
+
+    # -- reporting ---------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        stats = self.store.stats()
+        stats["models"] = self.store.spaces()
+        stats["index_path"] = str(self.index_path)
+        try:
+            stats["index_bytes"] = sum(
+                p.stat().st_size for p in self.index_path.parent.glob(self.index_path.name + "*")
+            )
+        except OSError:
+            stats["index_bytes"] = None
+        return stats
+
+    def close(self) -> None:
+        with self._answers_lock:
+            answers, self._answers = self._answers, None
+        if answers is not None:
+            answers.close()
+        self.store.close()
+
+
+def _check_id(chunk_id: str) -> None:
+    if not isinstance(chunk_id, str) or not CHUNK_ID_RE.match(chunk_id):
+        raise InvalidChunkId(f"malformed chunk id {chunk_id!r}: expected 16 hex digits")

@@ -1,0 +1,208 @@
+"""End-to-end answers with the real default model on a small fixture workspace (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from groundls.answer import model_files
+from groundls.answer.prompt import detect_language
+
+pytestmark = pytest.mark.slow
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "answer_ws"
+
+if not model_files.llama_available() or model_files.packaged_parts() is None:
+    pytest.skip(
+        "the default model is not installed (bash scripts/install_llm.sh)", allow_module_level=True
+    )
+
+
+@pytest.fixture(scope="module")
+def ws_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("answer") / "ws"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("index")
+
+
+@pytest.fixture(scope="module")
+def workspace(ws_root, index_dir):
+    from groundls.config import Config
+    from groundls.workspace import Workspace
+
+    # answer quality must not depend on how busy the test machine is: a generous time limit
+    config, _ = Config.from_dict({"answer": {"timeLimitS": 600}})
+    eng = Workspace.open(ws_root, config, index_dir)
+    eng.index()
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def service(workspace):
+    """One AnswerService (one loaded model) shared by every test in this module."""
+    from groundls.answer.service import AnswerService
+
+    svc = AnswerService(workspace, workspace.config.answer)
+    yield svc
+    svc.close()
+
+
+def cited_paths(ans) -> list[str]:
+    return [c.path for c in ans.citations]
+
+
+def test_english_question_is_answered_in_english_citing_the_retry_function(service):
+    chunks: list[str] = []
+    ans = service.ask("Where do we retry failed uploads?", on_token=chunks.append)
+    assert ans.mode == "llm" and ans.found, ans.answer
+    assert ans.language == "en" and detect_language(ans.answer) == "en"
+    assert ans.dropped_citations == []
+    first = ans.citations[0]
+    assert first.path == "src/uploader.py", ans.answer
+    assert first.start_line <= 19 <= first.end_line
+    assert "retr" in ans.answer.lower() or "backoff" in ans.answer.lower()
+    # streamed: several pieces, which together are the answer text
+    assert len(chunks) > 3
+    assert "".join(chunks).strip().startswith(ans.answer[:20])
+
+
+def test_japanese_question_is_answered_in_japanese_citing_the_japanese_doc(service):
+    ans = service.ask("ログレベルはどこで変更しますか？")
+    assert ans.mode == "llm" and ans.found, ans.answer
+    assert ans.language == "ja" and detect_language(ans.answer) == "ja", ans.answer
+    assert "docs/logging.ja.md" in cited_paths(ans), ans.answer
+    assert "app.toml" in ans.answer or "APP_LOG_LEVEL" in ans.answer
+    assert ans.dropped_citations == []
+
+
+def test_english_question_about_a_japanese_doc_is_answered_in_english(service):
+    ans = service.ask("Which environment variable overrides the log level?")
+    assert ans.found, ans.answer
+    assert detect_language(ans.answer) == "en", ans.answer
+    assert "APP_LOG_LEVEL" in ans.answer
+    assert "docs/logging.ja.md" in cited_paths(ans)
+
+
+def test_unanswerable_question_is_not_found_without_invented_citations(service):
+    ans = service.ask("What is the parental leave policy for employees?")
+    assert not ans.found, ans.answer
+    assert ans.citations == []
+
+
+def test_cancel_after_the_first_token_stops_generation_promptly(service):
+    cancel = threading.Event()
+    stamps: list[float] = []
+
+    def on_token(_: str) -> None:
+        if not stamps:
+            stamps.append(time.monotonic())
+            cancel.set()
+
+    ans = service.ask("How do I roll back a deployment?", on_token=on_token, cancel=cancel)
+    assert stamps, "no token was streamed"
+    assert ans.cut
+    assert time.monotonic() - stamps[0] < 2.0
+    assert ans.timing["generated_tokens"] <= 3
+
+
+def test_cancel_while_the_prompt_is_read_returns_within_a_second_or_two(service):
+    cancel = threading.Event()
+    cancelled_at: list[float] = []
+
+    def fire() -> None:
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
+    def on_sources(_: list) -> None:
+        # the model starts reading the excerpts right after this; cancel a moment later
+        threading.Timer(0.5, fire).start()
+
+    tokens: list[str] = []
+    ans = service.ask(
+        "キャッシュはどうやって削除しますか？",
+        on_sources=on_sources,
+        on_token=tokens.append,
+        cancel=cancel,
+    )
+    done = time.monotonic()
+    assert cancelled_at and ans.cut
+    assert tokens == [] or ans.timing["generated_tokens"] <= 3
+    assert done - cancelled_at[0] < 2.0
+
+
+@pytest.fixture(scope="module")
+def cli_config(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cfg") / "groundls.json"
+    path.write_text(json.dumps({"answer": {"timeLimitS": 600}}))
+    return str(path)
+
+
+def test_cli_ask_json_and_history(ws_root, index_dir, service, cli_config):
+    env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
+    cmd = [sys.executable, "-m", "groundls.cli", "ask", "--workspace", str(ws_root), "--json"]
+    cmd += ["--config", cli_config]
+    out = subprocess.run(
+        [*cmd, "Where do we retry failed uploads?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["found"] and data["mode"] == "llm" and data["language"] == "en"
+    assert data["citations"][0]["path"] == "src/uploader.py"
+    assert set(data["timing"]) == {"retrieve_ms", "first_token_ms", "total_ms"}
+    hist = subprocess.run(
+        [sys.executable, "-m", "groundls.cli", "history", "--workspace", str(ws_root), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert hist.returncode == 0, hist.stderr
+    records = json.loads(hist.stdout)
+    assert any(r["question"] == "Where do we retry failed uploads?" for r in records)
+
+
+def test_cli_ask_streams_text_then_lists_sources(ws_root, index_dir, service, cli_config):
+    env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "groundls.cli",
+            "ask",
+            "--workspace",
+            str(ws_root),
+            "--config",
+            cli_config,
+            "ログレベルはどこで変更しますか？",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None
+    reads: list[bytes] = []
+    while chunk := proc.stdout.read1(65536):
+        reads.append(chunk)
+    proc.wait(timeout=900)
+    text = b"".join(reads).decode()
+    assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
+    assert len(reads) > 2, "the answer was not streamed"
+    assert "Sources:" in text and "docs/logging.ja.md:" in text

@@ -1,0 +1,305 @@
+"""Unit tests for AnswerService with a fake workspace and a scripted fake model."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from groundls.answer import model_files
+from groundls.answer.service import AnswerService, repetition_start
+from groundls.config import AnswerConfig
+from groundls.results import AnswerError, Hit, SearchFilters
+
+UPLOAD = Hit(
+    "a" * 16,
+    "src/upload.py",
+    10,
+    16,
+    "code",
+    "python",
+    "code",
+    "retry_upload",
+    ("upload.py",),
+    "def retry_upload(path, attempts=3):\n    for i in range(attempts):\n        send(path)\n",
+    0.9,
+)
+LOGDOC = Hit(
+    "b" * 16,
+    "docs/ログ.md",
+    1,
+    6,
+    "doc",
+    "markdown",
+    "paragraph",
+    "ログレベルの変更",
+    ("運用",),
+    "# ログレベルの変更\nログレベルは config.toml の log_level で変更します。\n",
+    0.5,
+)
+
+
+class FakeWorkspace:
+    def __init__(self, hits):
+        self.hits = hits
+        self.history_records: list[dict] = []
+        self.searches: list[str] = []
+
+    def search(self, query, filters=None):
+        self.searches.append(query)
+        return self.hits[: (filters.k if filters else None) or 10]
+
+    def add_history(self, record):
+        self.history_records.append(record)
+
+
+class FakeModel:
+    """Yields scripted pieces like LocalLLM.stream, honouring cancel and deadline."""
+
+    name = "fake-model"
+    loaded = True
+
+    def __init__(self, pieces, delay=0.0, error=None):
+        self.pieces = pieces
+        self.delay = delay
+        self.error = error
+        self.calls = 0
+        self.messages = None
+
+    def count_tokens(self, text):
+        return len(text) // 3 + 1
+
+    def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats):
+        self.calls += 1
+        self.messages = messages
+        if self.error:
+            raise model_files.ModelError(self.error)
+        stats.stop_reason = "stop"
+        for p in self.pieces:
+            if cancel is not None and cancel.is_set():
+                stats.stop_reason = "cancel"
+                return
+            if deadline is not None and time.monotonic() > deadline:
+                stats.stop_reason = "time"
+                return
+            time.sleep(self.delay)
+            stats.generated_tokens += 1
+            yield p
+
+    def close(self):
+        pass
+
+
+def service(hits, model=None, style="text", **cfg):
+    config = AnswerConfig(use_packaged_model=model is not None, **cfg)
+    workspace = FakeWorkspace(hits)
+    if model is None:
+        svc = AnswerService(workspace, config, style=style)
+        svc._resolved, svc._note = True, "no model installed"
+        return svc, workspace
+    return AnswerService(workspace, config, llm=model, style=style), workspace
+
+
+def test_no_hits_answers_not_found_at_once_without_calling_the_model():
+    model = FakeModel(["x"])
+    svc, workspace = service([], model)
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.mode == "not_found" and not ans.found and ans.citations == []
+    assert model.calls == 0
+    assert "does not say" in ans.answer
+
+
+def test_not_found_is_in_the_language_of_the_question():
+    svc, _ = service([], FakeModel([]))
+    ans = svc.ask("ログレベルはどこで変更しますか？")
+    assert ans.language == "ja" and "記載がありません" in ans.answer
+
+
+def test_extractive_mode_is_labelled_cites_excerpts_and_says_how_to_install():
+    svc, _ = service([UPLOAD, LOGDOC])
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.mode == "extractive" and ans.found
+    assert ans.answer.startswith("Extractive mode")
+    assert "bash scripts/install_llm.sh" in ans.answer
+    assert [c.n for c in ans.citations] == [1, 2]
+    assert ans.citations[0].path == "src/upload.py" and ans.citations[0].start_line == 10
+    assert "def retry_upload" in ans.answer
+    assert ans.timing["retrieve_ms"] is not None and ans.timing["total_ms"] is not None
+
+
+def test_sources_are_reported_before_the_first_token():
+    events: list[str] = []
+    svc, _ = service([UPLOAD], FakeModel(["Uploads retry in retry_upload [1]."]))
+    svc.ask(
+        "where do we retry uploads?",
+        on_sources=lambda cs: events.append(f"sources:{[c.path for c in cs]}"),
+        on_token=lambda t: events.append("token"),
+    )
+    assert events[0] == "sources:['src/upload.py']" and events[1] == "token"
+
+
+def test_text_answer_streams_and_citations_map_to_chunk_locations():
+    pieces = ["Uploads are ", "retried by `retry_upload` ", "up to 3 attempts [1]."]
+    streamed: list[str] = []
+    svc, _ = service([UPLOAD, LOGDOC], FakeModel(pieces))
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert streamed == pieces
+    assert ans.mode == "llm" and ans.found and ans.model == "fake-model"
+    assert [(c.n, c.chunk_id, c.path, c.start_line, c.end_line) for c in ans.citations] == [
+        (1, "a" * 16, "src/upload.py", 10, 16)
+    ]
+    assert not ans.citations[0].weak
+    assert ans.timing["first_token_ms"] is not None
+
+
+def test_citation_outside_the_excerpts_is_dropped_and_reported():
+    svc, _ = service([UPLOAD], FakeModel(["retry_upload retries uploads [1][4]."]))
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.dropped_citations == [4]
+    assert [c.n for c in ans.citations] == [1]
+    assert "[4]" not in ans.answer
+
+
+def test_citation_unrelated_to_its_sentence_is_flagged_weak():
+    text = "Uploads are retried by retry_upload [1]. Invoices are emailed monthly [2]."
+    svc, _ = service([UPLOAD, LOGDOC], FakeModel([text]))
+    ans = svc.ask("where do we retry uploads?")
+    weak = {c.n: c.weak for c in ans.citations}
+    assert weak == {1: False, 2: True}
+
+
+def test_json_style_streams_only_the_answer_value_and_uses_the_found_flag():
+    raw = json.dumps(
+        {"answer": "ログレベルは log_level で変更します[1]。", "citations": [1], "found": True}
+    )
+    pieces = [raw[i : i + 4] for i in range(0, len(raw), 4)]
+    streamed: list[str] = []
+    svc, _ = service([LOGDOC], FakeModel(pieces), style="json")
+    ans = svc.ask("ログレベルはどこで変更しますか？", on_token=streamed.append)
+    assert "".join(streamed) == "ログレベルは log_level で変更します[1]。"
+    assert ans.answer == "ログレベルは log_level で変更します[1]。" and ans.language == "ja"
+    assert [c.path for c in ans.citations] == ["docs/ログ.md"]
+
+
+def test_model_saying_not_found_gives_found_false_and_no_citations():
+    svc, _ = service([UPLOAD], FakeModel(["The workspace does not say how billing works."]))
+    ans = svc.ask("how does billing work?")
+    assert not ans.found and ans.citations == [] and ans.mode == "llm"
+
+
+def test_time_limit_returns_what_was_generated_marked_cut():
+    svc, _ = service([UPLOAD], FakeModel(["word "] * 50, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.cut and "word" in ans.answer and "answer cut" in ans.answer
+    assert ans.answer.count("word") < 50
+
+
+def test_answer_cut_before_citing_anything_is_followed_by_the_labelled_excerpts():
+    streamed: list[str] = []
+    svc, _ = service([UPLOAD], FakeModel(["word "] * 50, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?", on_token=streamed.append)
+    assert ans.cut and ans.mode == "llm" and ans.answer.startswith("word")
+    assert "cut before it cited anything" in ans.answer and "def retry_upload" in ans.answer
+    assert [c.path for c in ans.citations] == ["src/upload.py"]
+    tail = ans.answer[ans.answer.index("The answer was cut") :]
+    assert "".join(streamed).rstrip().endswith(tail)  # the excerpts stream in after the text
+
+
+def test_answer_cut_after_a_citation_keeps_only_what_it_cited():
+    pieces = ["Retries are in retry_upload [1]. "] + ["more "] * 50
+    svc, _ = service([UPLOAD], FakeModel(pieces, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.cut and "cut before it cited" not in ans.answer
+    assert [c.n for c in ans.citations] == [1]
+
+
+def test_cancel_event_stops_generation_early():
+    cancel = threading.Event()
+    got: list[str] = []
+
+    def on_token(t):
+        got.append(t)
+        if len(got) == 3:
+            cancel.set()
+
+    svc, _ = service([UPLOAD], FakeModel(["tok "] * 100))
+    ans = svc.ask("where do we retry uploads?", on_token=on_token, cancel=cancel)
+    assert ans.cut and len(got) == 3
+
+
+def test_repetition_loop_is_cut():
+    pieces = ["Retries are in retry_upload [1]. "] + ["[1] [2] [3] "] * 40
+    svc, _ = service([UPLOAD], FakeModel(pieces))
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.cut and ans.answer.count("[1] [2] [3]") <= 1
+
+
+def test_repetition_start_finds_the_loop_and_ignores_normal_text():
+    assert repetition_start("A normal sentence with no repeats at all.") is None
+    text = "Intro. " + "abc def " * 6
+    cut = repetition_start(text)
+    assert cut is not None and text[:cut] == "Intro. abc def "
+
+
+def test_model_load_failure_falls_back_to_extractive_with_a_clear_message():
+    svc, _ = service([UPLOAD], FakeModel([], error="cannot load the model x.gguf: bad magic"))
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.mode == "extractive"
+    assert "could not be used" in ans.answer and "bad magic" in ans.answer
+    assert svc.status()["notice"].startswith("cannot load")
+
+
+def test_each_answer_is_stored_in_history():
+    svc, workspace = service([UPLOAD], FakeModel(["In retry_upload [1]."]))
+    svc.ask("where do we retry uploads?")
+    rec = workspace.history_records[-1]
+    assert rec["question"] == "where do we retry uploads?"
+    assert rec["citations"][0]["path"] == "src/upload.py" and rec["model"] == "fake-model"
+    assert "total_ms" in rec["timing"] and isinstance(rec["asked_at"], float)
+
+
+def test_engine_without_history_support_is_fine():
+    class NoHistory:
+        def search(self, query, k=10, paths=None, languages=None, kinds=None):
+            return []
+
+    svc = AnswerService(NoHistory(), AnswerConfig(), llm=FakeModel([]))
+    assert svc.ask("anything?").mode == "not_found"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x" * 5000])
+def test_bad_questions_raise_a_clear_error(bad):
+    svc, _ = service([UPLOAD], FakeModel([]))
+    with pytest.raises(AnswerError):
+        svc.ask(bad)
+
+
+def test_bad_k_raises_a_clear_error():
+    svc, _ = service([UPLOAD], FakeModel([]))
+    with pytest.raises(AnswerError, match="k must be"):
+        svc.ask("q?", SearchFilters(k=0))
+
+
+def test_prompt_sent_to_the_model_numbers_the_excerpts():
+    model = FakeModel(["ok [1]."])
+    svc, _ = service([UPLOAD, LOGDOC], model)
+    svc.ask("where do we retry uploads?")
+    user = model.messages[1]["content"]
+    assert "[1] src/upload.py:10-16" in user and "[2] docs/ログ.md:1-6" in user
+
+
+def test_time_limit_before_any_answer_text_falls_back_to_labelled_excerpts():
+    class SlowToStart(FakeModel):
+        def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats):
+            time.sleep(0.2)  # still reading the prompt when the limit passes
+            stats.stop_reason = "time"
+            return
+            yield
+
+    svc, _ = service([UPLOAD], SlowToStart([]), time_limit_s=0.1)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.mode == "extractive" and ans.cut
+    assert "time limit" in ans.answer and "def retry_upload" in ans.answer
+    assert [c.n for c in ans.citations] == [1]

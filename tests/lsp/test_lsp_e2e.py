@@ -1,0 +1,456 @@
+"""End-to-end: the real server over stdio, the real workspace and bundled models, recorded clients."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+
+from tests.helpers.lsp_client import (
+    CLIENTS,
+    Session,
+    command,
+    command_error,
+    copy_workspace,
+    eventually,
+    index_tokens,
+    path_fields,
+    start_session,
+    stop_session,
+    wait_for_index,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+
+INVALID_PARAMS = -32602
+REQUEST_FAILED = -32803
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=CLIENTS)
+async def session(request: pytest.FixtureRequest, tmp_path_factory) -> AsyncIterator[Session]:
+    base = tmp_path_factory.mktemp(request.param)
+    ws = copy_workspace(base)
+    s = await start_session(
+        request.param,
+        [ws],
+        base / "index",
+        # Answers in extractive mode: fast and deterministic here; the LLM path is the answer
+        # service's own end-to-end test.
+        init_options={
+            "groundls": {
+                "logLevel": "debug",
+                "hover": {"count": 3},
+                "answer": {"usePackagedModel": False, "modelPath": ""},
+            }
+        },
+        # An invalid value from workspace/configuration must warn and fall back to the default.
+        client_config={"search": {"k": "ten"}},
+    )
+    yield s
+    code = await stop_session(s)
+    assert code == 0, f"server exit code {code}"
+
+
+# -- start-up ---------------------------------------------------------------------------------
+
+
+async def test_every_command_is_listed_in_execute_command_provider(session: Session) -> None:
+    provider = session.init_result.capabilities.execute_command_provider
+    assert provider is not None
+    assert set(provider.commands) == {
+        "groundls.search",
+        "groundls.similar",
+        "groundls.ask",
+        "groundls.reindex",
+        "groundls.reference",
+        "groundls.status",
+        "groundls.history",
+    }
+    assert session.init_result.capabilities.hover_provider
+
+
+async def test_initial_indexing_reports_begin_report_end_with_file_counts(
+    session: Session,
+) -> None:
+    tokens = index_tokens(session.client)
+    assert len(tokens) == 1
+    reports = session.client.progress_reports[tokens[0]]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert "indexing" in reports[0].title
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    middle = [r for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert middle, "no $/progress report between begin and end"
+    percentages = [r.percentage for r in middle]
+    assert percentages == sorted(percentages)
+    assert middle[-1].percentage == 100
+    assert "7 of 7 files" in middle[-1].message
+    assert "7 files" in reports[-1].message
+
+
+async def test_invalid_setting_from_the_client_warns_and_falls_back(session: Session) -> None:
+    warnings = [m for m in session.client.messages if m.type == types.MessageType.Warning]
+    assert any("search.k" in m.message and "ten" in m.message for m in warnings), warnings
+    result = await command(session, "groundls.search", {"query": "invoice total"})
+    assert 0 < len(result["hits"]) <= 10  # the default k
+
+
+async def test_watched_files_are_registered_only_when_the_client_supports_it(
+    session: Session,
+) -> None:
+    methods = [r.method for r in session.registrations]
+    dynamic = session.client_name == "visual-studio-code"
+    assert (types.WORKSPACE_DID_CHANGE_WATCHED_FILES in methods) == dynamic
+
+
+async def test_logs_reach_the_client_as_log_messages(session: Session) -> None:
+    assert any("serving 1 folder" in m.message for m in session.client.log_messages)
+
+
+# -- groundls.search ----------------------------------------------------------------------------
+
+
+async def test_search_returns_relative_paths_with_zero_based_lsp_ranges(session: Session) -> None:
+    result = await command(session, "groundls.search", {"query": "sales tax rate", "k": 5})
+    hits = result["hits"]
+    assert hits and len(hits) <= 5
+    assert result["indexing"] is False
+    paths = [h["path"] for h in hits]
+    assert "docs/billing.md" in paths or "src/billing/invoice.py" in paths
+    for hit in hits:
+        assert not hit["path"].startswith("/")
+        assert hit["uri"] == session.uri(hit["path"])
+        assert hit["range"]["start"]["line"] == hit["startLine"] - 1
+        assert hit["range"]["end"]["line"] >= hit["endLine"] - 1
+        assert len(hit["chunkId"]) == 16
+        assert set(hit) >= {"kind", "title", "breadcrumb", "snippet", "score"}
+
+
+async def test_search_in_japanese_finds_the_japanese_note(session: Session) -> None:
+    query = "年次有給休暇は何日付与されますか"
+    result = await command(session, "groundls.search", {"query": query})
+    assert result["hits"][0]["path"] == "docs/ja/休暇.md"
+
+
+async def test_search_filters_by_kind_and_path(session: Session) -> None:
+    docs = await command(session, "groundls.search", {"query": "discount", "kinds": ["doc"]})
+    assert docs["hits"] and {h["kind"] for h in docs["hits"]} == {"doc"}
+    web = await command(session, "groundls.search", {"query": "discount", "paths": ["web/**"]})
+    assert web["hits"] and all(h["path"].startswith("web/") for h in web["hits"])
+
+
+@pytest.mark.parametrize(
+    ("arguments", "hint"),
+    [
+        ([], '"query" is required'),
+        ([{}], '"query" is required'),
+        ([{"query": 3}], '"query" must be a string'),
+        ([{"query": "  "}], "must not be empty"),
+        ([{"query": "x", "k": "5"}], '"k" must be an integer'),
+        ([{"query": "x", "k": 0}], '"k" must be between 1 and 100'),
+        ([{"query": "x", "kinds": ["bogus"]}], "unknown kind"),
+        ([{"query": "x", "paths": "src/**", "languages": [1]}], '"languages" must be an array'),
+        ([{"querry": "x"}], "unknown argument(s) 'querry'"),
+        (["sales tax"], "the argument must be an object"),
+        ([{"query": "x"}, {"k": 1}], "expected one argument, got 2"),
+    ],
+)
+async def test_search_with_bad_arguments_is_invalid_params(
+    session: Session, arguments: list, hint: str
+) -> None:
+    error = await command_error(session, "groundls.search", arguments)
+    assert error.code == INVALID_PARAMS
+    assert hint in error.message
+
+
+async def test_unknown_command_is_invalid_params_listing_the_commands(session: Session) -> None:
+    error = await command_error(session, "groundls.serch", [{"query": "x"}])
+    assert error.code == INVALID_PARAMS
+    assert "groundls.search" in error.message
+
+
+# -- groundls.similar / reference ------------------------------------------------------------
+
+
+async def test_similar_at_a_position_excludes_the_chunk_itself(session: Session) -> None:
+    # line 18 (0-based 17) is inside apply_discount in src/billing/invoice.py
+    result = await command(
+        session,
+        "groundls.similar",
+        {"uri": session.uri("src/billing/invoice.py"), "position": {"line": 17, "character": 4}},
+    )
+    source = result["source"]
+    assert source["path"] == "src/billing/invoice.py"
+    assert source["startLine"] <= 18 <= source["endLine"]
+    ids = [h["chunkId"] for h in result["hits"]]
+    assert ids and source["chunkId"] not in ids
+    assert {h["path"] for h in result["hits"]} & {"docs/billing.md", "web/src/cart.ts"}
+
+
+async def test_similar_by_chunk_id_and_its_errors(session: Session) -> None:
+    found = await command(session, "groundls.search", {"query": "logout ends the session"})
+    chunk_id = found["hits"][0]["chunkId"]
+    result = await command(session, "groundls.similar", {"chunkId": chunk_id, "k": 2})
+    assert 0 < len(result["hits"]) <= 2
+    assert chunk_id not in [h["chunkId"] for h in result["hits"]]
+
+    missing = await command_error(session, "groundls.similar", [{"chunkId": "0" * 16}])
+    assert missing.code == REQUEST_FAILED and "chunk not found" in missing.message
+    malformed = await command_error(session, "groundls.similar", [{"chunkId": "xyz"}])
+    assert malformed.code == INVALID_PARAMS and "16" in malformed.message
+    nowhere = await command_error(
+        session, "groundls.similar", [{"uri": session.uri("x.py"), "position": {"line": -1}}]
+    )
+    assert nowhere.code == INVALID_PARAMS and "position.line" in nowhere.message
+
+
+async def test_reference_returns_the_seed_003_shape(session: Session) -> None:
+    found = await command(session, "groundls.search", {"query": "standard rate 20 percent"})
+    hit = next(h for h in found["hits"] if h["path"] == "docs/billing.md")
+    result = await command(session, "groundls.reference", {"chunkId": hit["chunkId"]})
+    ref = result["reference"]
+    assert ref["doc"]["path"] == "docs/billing.md"
+    assert ref["doc"]["title"] == "Billing"
+    assert len(ref["doc"]["id"]) == 16
+    chunk = ref["chunk"]
+    assert chunk["chunkId"] == hit["chunkId"]
+    assert chunk["textType"] and chunk["content"]
+    assert chunk["display"]["breadcrumb"][0] == "Billing"
+    assert [p["level"] for p in chunk["sectionPath"]] == list(
+        range(1, len(chunk["sectionPath"]) + 1)
+    )
+    assert isinstance(ref["relatedChunks"], list)
+    for related in ref["relatedChunks"]:
+        assert related["chunkId"] != chunk["chunkId"]
+    assert all(not p.startswith("/") for p in path_fields(result))
+
+
+async def test_reference_errors_mean_not_found_and_invalid_params(session: Session) -> None:
+    missing = await command_error(session, "groundls.reference", [{"chunkId": "f" * 16}])
+    assert missing.code == REQUEST_FAILED
+    assert missing.message.startswith("chunk not found: ffff")
+    for bad in ([{"chunkId": "ABC"}], [{"chunkId": 12}], [{}], [{"chunkId": "a" * 16, "x": 1}]):
+        error = await command_error(session, "groundls.reference", bad)
+        assert error.code == INVALID_PARAMS, bad
+
+
+# -- groundls.status / reindex / history / ask -----------------------------------------------
+
+
+async def test_status_reports_the_folder_without_absolute_paths(session: Session) -> None:
+    result = await command(session, "groundls.status", {})
+    (folder,) = result["folders"]
+    assert folder["uri"] == session.root.as_uri()
+    assert folder["state"] == "ready" and folder["indexing"] is False
+    assert folder["files"] >= 6 and folder["chunks"] >= 10
+    assert folder["model"]
+    assert folder["index"]["file"].endswith(".sqlite")
+    text = json.dumps(result, ensure_ascii=False)
+    assert str(session.index_dir) not in text
+    assert all(not p.startswith("/") for p in path_fields(result))
+    error = await command_error(session, "groundls.status", [{"verbose": True}])
+    assert error.code == INVALID_PARAMS
+
+
+async def test_reindex_returns_counts_for_the_workspace_and_one_file(session: Session) -> None:
+    whole = await command(session, "groundls.reindex", {})
+    assert whole["files"] >= 6
+    assert whole["cancelled"] is False
+    assert set(whole) >= {"files", "chunks", "embedded", "reused", "skipped", "seconds"}
+    one = await command(session, "groundls.reindex", {"uri": session.uri("docs/auth.md")})
+    assert one["files"] == 1
+    error = await command_error(session, "groundls.reindex", [{"uri": "file:///elsewhere/x.md"}])
+    assert error.code == INVALID_PARAMS and "not inside" in error.message
+
+
+async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -> None:
+    token = f"ask-{session.client_name}"
+    session.client.progress_reports.setdefault(token, [])
+    question = "What is the standard sales tax rate?"
+    result = await command(session, "groundls.ask", {"question": question}, token=token)
+    assert result["found"] is True
+    assert result["mode"] == "extractive"
+    assert "20 percent" in result["answer"]
+    assert result["citations"]
+    for cite in result["citations"]:
+        assert set(cite) >= {"n", "chunkId", "uri", "range", "path", "startLine", "endLine"}
+        assert cite["range"]["start"]["line"] == cite["startLine"] - 1
+    assert {c["path"] for c in result["citations"]} & {"docs/billing.md", "src/billing/invoice.py"}
+    reports = session.client.progress_reports[token]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    streamed = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert result["answer"] in streamed  # the answer text arrived before the result
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+
+    history = await command(session, "groundls.history", {"limit": 5})
+    entry = next(e for e in history["entries"] if e.get("question") == question)
+    assert entry["folder"] == session.root.name
+    assert all("_" not in key for key in entry), entry  # camelCase like the rest
+    for cite in entry["citations"]:
+        assert cite["uri"] == session.uri(cite["path"])
+        assert cite["range"]["start"]["line"] == cite["startLine"] - 1
+    assert all(not p.startswith("/") for p in path_fields(history))
+
+
+async def test_ask_with_bad_arguments_is_invalid_params(session: Session) -> None:
+    for bad in ([{}], [{"question": ["a"]}], [{"question": "x", "k": 99}]):
+        error = await command_error(session, "groundls.ask", bad)
+        assert error.code == INVALID_PARAMS, bad
+    error = await command_error(session, "groundls.history", [{"limit": "all"}])
+    assert error.code == INVALID_PARAMS
+
+
+# -- hover --------------------------------------------------------------------------------------
+
+
+async def hover(session: Session, rel: str, line: int) -> types.Hover | None:
+    return await session.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri(rel)),
+            position=types.Position(line=line, character=2),
+        )
+    )
+
+
+async def test_hover_lists_related_chunks_from_other_places(session: Session) -> None:
+    result = await hover(session, "src/billing/invoice.py", 17)
+    assert result is not None
+    text = result.contents.value
+    assert text.startswith("**Related in this workspace**")
+    items = [line for line in text.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
+    assert len(items) == 3
+    for item in items:
+        assert "](file://" in item and "#L" in item
+        assert "src/billing/invoice.py:17`" not in item  # not the chunk under the cursor
+    assert "docs/billing.md" in text or "web/src/cart.ts" in text
+    assert result.range is not None and result.range.start.line <= 17
+
+
+async def test_hover_answers_quickly_from_stored_vectors(session: Session) -> None:
+    timings = []
+    for line in list(range(0, 30, 3)) * 3:
+        started = time.perf_counter()
+        await hover(session, "src/billing/invoice.py", line)
+        timings.append(time.perf_counter() - started)
+    # Round trips over stdio; a model call or a blocked event loop would take far longer.
+    assert statistics.median(timings) < 0.2, timings
+
+
+async def test_hover_outside_indexed_files_is_null(session: Session) -> None:
+    outside = await session.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=Path("/tmp/none.py").as_uri()),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert outside is None
+    assert await hover(session, "src/billing/does_not_exist.py", 0) is None
+
+
+async def test_configuration_change_turns_hover_off_and_on(session: Session) -> None:
+    client = session.client
+    client.set_configuration({"hover": {"enabled": False}}, section="groundls")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"groundls": {"hover": {"enabled": False}}})
+    )
+    await eventually(lambda: _hover_is(session, None), timeout=10)
+    client.set_configuration({"hover": {"count": 1}}, section="groundls")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    result = await eventually(lambda: _hover_is(session, "some"), timeout=10)
+    assert result.contents.value.count("](file://") == 1
+
+
+async def _hover_is(session: Session, expect: str | None) -> types.Hover | bool | None:
+    result = await hover(session, "src/billing/invoice.py", 17)
+    if expect is None:
+        return result is None
+    return result
+
+
+# -- the index follows the files ------------------------------------------------------------
+
+
+async def test_saving_a_file_reindexes_it(session: Session) -> None:
+    rel = "src/billing/refunds.py"
+    path = session.root / rel
+    path.write_text(
+        'def zorblat_refund(amount: float) -> float:\n    """Give a zorblat refund."""\n'
+        "    return -amount\n",
+        encoding="utf-8",
+    )
+    uri = session.uri(rel)
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=path.read_text()
+            )
+        )
+    )
+    session.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+    async def indexed() -> bool:
+        result = await command(session, "groundls.search", {"query": "zorblat_refund"})
+        return any(h["path"] == rel for h in result["hits"])
+
+    await eventually(indexed, timeout=30)
+
+
+async def test_watched_file_delete_removes_its_chunks(session: Session) -> None:
+    rel = "docs/auth.md"
+    (session.root / rel).unlink()
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=session.uri(rel), type=types.FileChangeType.Deleted)]
+        )
+    )
+
+    async def gone() -> bool:
+        result = await command(session, "groundls.search", {"query": "session expires sign in"})
+        return all(h["path"] != rel for h in result["hits"])
+
+    await eventually(gone, timeout=30)
+
+
+async def test_a_burst_of_watched_changes_ends_with_the_last_state_on_disk(
+    session: Session,
+) -> None:
+    rel = "docs/burst.md"
+    path = session.root / rel
+    uri = session.uri(rel)
+    for n in range(5):
+        path.write_text(f"# Burst\n\nThe quokka counter is at version {n} of the burst.\n")
+        kind = types.FileChangeType.Created if n == 0 else types.FileChangeType.Changed
+        session.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri, type=kind)])
+        )
+
+    async def latest() -> bool:
+        result = await command(session, "groundls.search", {"query": "quokka counter version"})
+        texts = [h["snippet"] for h in result["hits"] if h["path"] == rel]
+        ref = [h for h in result["hits"] if h["path"] == rel]
+        if not ref:
+            return False
+        chunk = await command(session, "groundls.reference", {"chunkId": ref[0]["chunkId"]})
+        return "version 4" in chunk["reference"]["chunk"]["content"] or bool(
+            texts and "version 4" in texts[0]
+        )
+
+    await eventually(latest, timeout=30)
+
+
+async def test_changing_exclude_reindexes_without_those_files(session: Session) -> None:
+    tokens = len(index_tokens(session.client))
+    session.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"groundls": {"exclude": ["docs/**"]}})
+    )
+    await wait_for_index(session, tokens + 1)
+    result = await command(session, "groundls.search", {"query": "discount percentage"})
+    assert result["hits"]
+    assert all(not h["path"].startswith("docs/") for h in result["hits"])

@@ -1,0 +1,63 @@
+"""Pure ranking helpers: weighted RRF, per-file cap, adjacent-hit merging, identifiers."""
+
+from __future__ import annotations
+
+from groundls.chunkers.textrules import split_identifier
+
+from groundls.index.terms import index_terms, looks_like_identifier
+from groundls.results import Hit
+from groundls.search.fusion import (
+    RankedList,
+    cap_per_file,
+    merge_adjacent,
+    query_identifiers,
+    rrf,
+)
+
+
+def hit(path: str, start: int, end: int, crumb: tuple[str, ...] = ("A",)) -> Hit:
+    return Hit(
+        f"{start:016x}", path, start, end, "doc", "markdown", "section", "t", crumb, f"l{start}"
+    )
+
+
+def test_rrf_uses_k_60_and_weights():
+    scores = rrf([RankedList("v", 1.0, [1, 2]), RankedList("k", 2.0, [2, 3])])
+    assert scores[2] == 1 / 62 + 2 / 61
+    assert scores[1] == 1 / 61
+    assert max(scores, key=scores.get) == 2
+
+
+def test_rrf_ignores_lists_with_zero_weight():
+    assert rrf([RankedList("v", 0.0, [1])]) == {}
+
+
+def test_cap_per_file_keeps_order_and_limits_each_path():
+    assert cap_per_file([(1, "a"), (2, "a"), (3, "b"), (4, "a")], 2) == [1, 2, 3]
+    assert cap_per_file([(1, "a"), (2, "a")], 0) == [1, 2]
+
+
+def test_adjacent_hits_of_one_section_merge_into_the_better_ranked_one():
+    merged = merge_adjacent([hit("a.md", 10, 20), hit("b.md", 1, 5), hit("a.md", 21, 30)])
+    assert [(h.path, h.start_line, h.end_line) for h in merged] == [
+        ("a.md", 10, 30),
+        ("b.md", 1, 5),
+    ]
+    assert merged[0].chunk_id == f"{10:016x}"
+
+
+def test_hits_of_different_sections_or_far_apart_do_not_merge():
+    merged = merge_adjacent([hit("a.md", 10, 20), hit("a.md", 21, 30, ("B",)), hit("a.md", 40, 50)])
+    assert len(merged) == 3
+
+
+def test_identifier_helpers_split_and_detect():
+    assert split_identifier("parseHTTPResponse_fast") == ["parse", "http", "response", "fast"]
+    assert looks_like_identifier("get_terminal_size") and looks_like_identifier("Context.invoke")
+    assert not looks_like_identifier("how do I retry")
+    assert query_identifiers("where is Context.invoke or max_width?") == {
+        "context",
+        "invoke",
+        "max_width",
+    }
+    assert "terminal" in index_terms("get_terminal_size").split()

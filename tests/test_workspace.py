@@ -1,0 +1,334 @@
+"""Workspace logic with a fake embedder: incremental indexing, removal, model change, safety rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from groundls.config import Config
+from groundls.index.terms import match_expression, query_terms
+from groundls.results import InvalidChunkId, SearchFilters
+from groundls.workspace import Workspace
+from tests.helpers.fakes import FakeEmbedder
+
+
+def open_workspace(ws: Path, tmp_path: Path, embedders, **config) -> Workspace:
+    cfg, warnings = Config.from_dict(config)
+    assert not warnings
+    return Workspace.open(ws, cfg, tmp_path / "index", embedders=embedders)
+
+
+def test_index_skips_secrets_ignored_binary_and_invalid_utf8(search_ws, tmp_path, fake_embedders):
+    (search_ws / "node_modules" / "pkg").mkdir(parents=True)
+    (search_ws / "node_modules" / "pkg" / "index.js").write_text("module.exports = 1;\n")
+    (search_ws / "docs" / "blob.txt").write_bytes(b"\x00\x01binary\x00")
+    (search_ws / "docs" / "latin1.txt").write_bytes(b"caf\xe9 latin-1 text\n")
+    (search_ws / "debug.log").write_text("ignored by .gitignore\n")
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    report = workspace.index()
+    stats = workspace.stats()
+    indexed = {r[0] for r in workspace.store.conn.execute("SELECT path FROM files")}
+    assert indexed == {
+        "src/storage/uploads.py",
+        "src/storage/settings.py",
+        "docs/guide.md",
+        "docs/logging.ja.md",
+    }
+    assert report.skipped == {"binary": 1, "invalid-utf8": 1, "secret": 1}
+    assert stats["skipped"] == {"binary": 1, "invalid-utf8": 1, "secret": 1}
+    assert not any(
+        "SECRET_TOKEN" in h.text
+        for h in workspace.search("SECRET_TOKEN abc123", SearchFilters(k=50))
+    )
+
+
+def test_secret_files_are_indexed_only_after_opting_in(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders, indexSecrets=True)
+    workspace.index()
+    assert workspace.store.file_checksum("secrets.yaml") is not None
+
+
+def test_second_run_reuses_everything_and_embeds_nothing(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.index()
+    assert first.embedded > 0
+    second = workspace.index()
+    assert second.embedded == 0
+    assert second.files_unchanged == first.files_indexed
+    assert second.files_indexed == 0
+
+
+def test_editing_one_function_reembeds_only_that_chunk_and_keeps_other_ids(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    path = "src/storage/uploads.py"
+    before = {
+        r[0]: r[1]
+        for r in workspace.store.conn.execute(
+            "SELECT chunk_id, content_hash FROM chunks WHERE path = ?", (path,)
+        )
+    }
+    source = search_ws / path
+    source.write_text(
+        source.read_text().replace(
+            'raise ValueError(f"not an s3 URL', 'raise TypeError(f"not an s3 URL'
+        )
+    )
+    report = workspace.index_paths([path])
+    after = {
+        r[0]: r[1]
+        for r in workspace.store.conn.execute(
+            "SELECT chunk_id, content_hash FROM chunks WHERE path = ?", (path,)
+        )
+    }
+    assert set(after) == set(before)  # ids are stable
+    changed = [cid for cid in after if after[cid] != before[cid]]
+    assert len(changed) == 1
+    assert report.embedded == 1  # only the changed chunk, in the one space code uses
+    assert workspace.get_chunk(changed[0]).title.endswith("parse_bucket_url")
+
+
+def test_deleted_and_renamed_files_leave_the_index(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    (search_ws / "docs" / "guide.md").rename(search_ws / "docs" / "manual.md")
+    (search_ws / "src" / "storage" / "settings.py").unlink()
+    report = workspace.index()
+    paths = {r[0] for r in workspace.store.conn.execute("SELECT DISTINCT path FROM chunks")}
+    assert "docs/guide.md" not in paths and "src/storage/settings.py" not in paths
+    assert "docs/manual.md" in paths
+    assert report.files_removed == 2
+    # The path is part of the embedded context, so only the renamed file is embedded again.
+    spaces = workspace.store.conn.execute(
+        "SELECT space FROM chunks WHERE path = 'docs/manual.md'"
+    ).fetchall()
+    assert report.embedded == sum(len(s[0].split(",")) for s in spaces)
+
+
+def test_index_paths_removes_a_file_deleted_on_disk(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    (search_ws / "docs" / "guide.md").unlink()
+    report = workspace.index_paths(["docs/guide.md"])
+    assert report.files_removed == 1
+    assert workspace.chunk_at("docs/guide.md", 1) is None
+
+
+def test_model_change_triggers_a_clean_reembed(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.index()
+    workspace.close()
+    changed = {"minilm": FakeEmbedder("fake-minilm-v2", 32), "use": fake_embedders["use"]}
+    workspace = open_workspace(search_ws, tmp_path, changed)
+    report = workspace.index()
+    assert report.files_indexed == first.files_indexed
+    assert changed["minilm"].embedded > 0
+    dims = {
+        r[0] for r in workspace.store.conn.execute("SELECT vec_length(embedding) FROM vec_minilm")
+    }
+    assert dims == {32}
+    assert json.loads(workspace.store.get_meta("space:minilm"))["model"] == "fake-minilm-v2"
+
+
+def test_interrupted_run_resumes_without_starting_over(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    import threading
+
+    import groundls.index.indexer
+
+    monkeypatch.setattr(groundls.index.indexer, "EMBED_BATCH", 1)  # write after every file
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    cancel = threading.Event()
+    seen = []
+
+    def on_progress(p):
+        seen.append(p.done_files)
+        if p.done_files >= 1:
+            cancel.set()
+
+    partial = workspace.index(progress=on_progress, cancel=cancel)
+    assert partial.cancelled
+    done_before = set(workspace.store.file_checksums())
+    rest = workspace.index()
+    assert rest.files_unchanged == len(done_before)
+    assert rest.files_indexed == 4 - len(done_before)
+
+
+def test_migrations_are_numbered_and_reopening_is_a_no_op(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    from groundls.index.db import MIGRATIONS
+
+    version = workspace.store.conn.execute("PRAGMA user_version").fetchone()[0]
+    assert version == len(MIGRATIONS)
+    mode = workspace.store.conn.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    workspace.close()
+    again = open_workspace(search_ws, tmp_path, fake_embedders)
+    assert again.store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unbalanced quote',
+        "bucket: NOT AND OR",
+        "NEAR(a b)",
+        "col:value",
+        "*",
+        "ログレベル？",
+        "a)(b",
+        "^caret",
+    ],
+)
+def test_user_text_never_breaks_the_keyword_query(search_ws, tmp_path, fake_embedders, query):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace.index()
+    workspace.search(query)  # must not raise an FTS5 syntax error
+
+
+def test_match_expression_quotes_every_term():
+    assert match_expression(['say "hi"', "or"]) == '"say ""hi""" OR "or"'
+    assert query_terms("ログレベルはどこで変更しますか") == [
+        "ログ",
+        "グレ",
+        "レベ",
+        "ベル",
+        "ルは",
+        "で変",
+        "変更",
+        "更し",
+    ]
+
+
+def test_filters_restrict_hits_by_path_language_and_kind(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace.index()
+    assert {
+        h.kind for h in workspace.search("upload retry log level", SearchFilters(kinds=("doc",)))
+    } == {"doc"}
+    assert {
+        h.language for h in workspace.search("upload retry", SearchFilters(languages=("python",)))
+    } == {"python"}
+    assert all(
+        h.path.startswith("docs/")
+        for h in workspace.search("log level", SearchFilters(paths=("docs/*",)))
+    )
+
+
+def test_similar_excludes_the_chunk_itself_and_unknown_ids_are_errors(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    chunk = workspace.chunk_at("src/storage/uploads.py", 20)
+    assert chunk is not None and chunk.title.endswith("upload_with_retry")
+    hits = workspace.similar(chunk.chunk_id, k=5)
+    assert hits and all(h.chunk_id != chunk.chunk_id for h in hits)
+    with pytest.raises(KeyError):
+        workspace.similar("0123456789abcdef")
+    with pytest.raises(InvalidChunkId):
+        workspace.similar("not-an-id")
+
+
+def test_results_carry_workspace_relative_paths_only(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace.index()
+    for hit in workspace.search("upload", SearchFilters(k=20)):
+        assert not hit.path.startswith("/") and str(search_ws) not in hit.text
+
+
+def test_history_is_stored_in_the_index(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.add_history(
+        {
+            "question": "q?",
+            "answer": "a [1]",
+            "found": True,
+            "mode": "llm",
+            "model": "m",
+            "citations": [{"n": 1}],
+            "timing": {"total_ms": 5},
+        }
+    )
+    (entry,) = workspace.history()
+    assert entry["question"] == "q?" and entry["found"] is True and entry["citations"] == [{"n": 1}]
+
+
+def test_progress_counts_every_file_up_to_the_total(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    seen = []
+    workspace.index(progress=lambda p: seen.append((p.done_files, p.total_files)))
+    assert [d for d, _ in seen] == list(range(1, 5))
+    assert {t for _, t in seen} == {4}
+
+
+def _part_rows(workspace: Workspace) -> tuple[int, int]:
+    """(sentence vectors stored, sentence vectors the chunks say they have)."""
+    stored = workspace.store.conn.execute("SELECT COUNT(*) FROM vec_use_parts").fetchone()[0]
+    claimed = workspace.store.conn.execute("SELECT COALESCE(SUM(parts), 0) FROM chunks").fetchone()[
+        0
+    ]
+    return stored, claimed
+
+
+def test_japanese_prose_keeps_sentence_vectors_that_follow_edits_and_deletes(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.index()
+    stored, claimed = _part_rows(workspace)
+    assert first.embedded_parts == stored == claimed > 0
+    with_parts = {
+        r[0]
+        for r in workspace.store.conn.execute("SELECT DISTINCT path FROM chunks WHERE parts > 0")
+    }
+    assert with_parts == {"docs/logging.ja.md"}  # not code, not English prose
+
+    assert workspace.index().embedded_parts == 0  # unchanged: nothing re-embedded
+
+    doc = search_ws / "docs" / "logging.ja.md"
+    doc.write_text(doc.read_text().replace("七日間", "十四日間"), encoding="utf-8")
+    edit = workspace.index_paths(["docs/logging.ja.md"])
+    assert edit.embedded == 1  # the one changed section ...
+    assert 0 < edit.embedded_parts < first.embedded_parts  # ... and its sentences only
+    assert _part_rows(workspace)[0] == _part_rows(workspace)[1]
+
+    doc.unlink()
+    workspace.index()
+    assert _part_rows(workspace) == (0, 0)
+
+
+def test_sentence_vectors_rank_chunks_by_their_best_sentence(search_ws, tmp_path, fake_embedders):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    vector = fake_embedders["use"].embed(
+        ["ログファイルは七日間保存され、その後は自動的に削除されます。"]
+    )[0]
+    ranked = workspace.store.knn_parts("use", vector, 5)
+    assert len({rowid for rowid, _ in ranked}) == len(ranked)  # one entry per chunk
+    best = workspace.store.hits_by_rowid([ranked[0][0]])[ranked[0][0]]
+    assert best.path == "docs/logging.ja.md" and "七日間" in best.text
+    assert workspace.store.knn_parts("minilm", vector, 5) == []  # no sentence table there
+
+
+def test_a_model_change_of_the_sentence_space_re_embeds_its_sentences(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.index()
+    workspace.close()
+    changed = {"minilm": fake_embedders["minilm"], "use": FakeEmbedder("fake-use-v2", 48)}
+    workspace = open_workspace(search_ws, tmp_path, changed)
+    report = workspace.index()
+    assert report.embedded_parts == first.embedded_parts
+    dims = {
+        r[0]
+        for r in workspace.store.conn.execute("SELECT vec_length(embedding) FROM vec_use_parts")
+    }
+    assert dims == {48}
+    assert _part_rows(workspace)[0] == _part_rows(workspace)[1]
