@@ -24,8 +24,6 @@ from groundls.index.indexer import Indexer
 from groundls.index.spaces import SpacePolicy
 from groundls.index.store import Store
 from groundls.results import (
-    Answer,
-    Citation,
     Hit,
     IndexProgress,
     IndexReport,
@@ -156,20 +154,6 @@ class Workspace:
             if self._answers is None:
                 self._answers = AnswerService(self, self.config.answer)
             return self._answers
-
-    def ask(
-        self,
-        question: str,
-        filters: SearchFilters | None = None,
-        *,
-        on_sources: Callable[[list[Citation]], None] | None = None,
-        on_token: Callable[[str], None] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Answer:
-        """A grounded, cited answer from this workspace (streamed through ``on_token``)."""
-        return self.answers.ask(
-            question, filters, on_sources=on_sources, on_token=on_token, cancel=cancel
-        )
 
     def add_history(self, record: dict[str, Any]) -> None:
         self.store.history.add(record)

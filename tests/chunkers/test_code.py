@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -563,19 +562,17 @@ def test_adding_lines_to_one_function_keeps_other_ids():
     assert after == before
 
 
-def test_chunking_a_three_thousand_line_file_is_fast():
+def test_a_three_thousand_line_file_gets_every_class_and_method():
     block = read("cart.py").split("\n")[12:48]  # the Cart class
     parts = []
     for i in range(84):
         parts.append("\n".join(block).replace("class Cart", f"class Cart{i}"))
     text = "import json\n\n\n" + "\n\n\n".join(parts) + "\n"
     assert len(text.split("\n")) > 3000
-    chunk_file("src/shop/many.py", text)  # warm the grammar
-    started = time.perf_counter()
-    chunks = chunk_file("src/shop/many.py", text)
-    elapsed = time.perf_counter() - started
+    chunks = chunk_file("src/shop/many.py", text)  # its speed is measured by groundls bench
     assert len(chunks) > 84 * 5
-    assert elapsed < 1.0, elapsed  # ~40 ms on an idle 2-core box; generous for shared CI
+    classes = {part for c in chunks for part in c.title.split(".") if part.startswith("Cart")}
+    assert {f"Cart{i}" for i in range(84)} <= classes
 
 
 def test_cpp_header_with_h_extension_is_parsed_as_cpp():

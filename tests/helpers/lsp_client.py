@@ -160,3 +160,12 @@ async def stop_session(session: Session, timeout: float = 30.0) -> int | None:
     code = client._server.returncode if client._server else None
     await client.stop()
     return code
+
+
+async def hover(session: Session, rel: str, line: int) -> types.Hover | None:
+    return await session.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=session.uri(rel)),
+            position=types.Position(line=line, character=2),
+        )
+    )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import groundls.index.store
+import groundls.index.reads
 from groundls.config import Config
+from groundls.results import SearchFilters
 from groundls.workspace import Workspace
 
 
@@ -25,13 +26,13 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
     store = workspace.store
     query = fake_embedders["minilm"].embed(["upload retry bucket"])[0]
     exact = store.knn("minilm", query, 5)  # sqlite-vec (index below the threshold)
-    exact_docs = store.knn("minilm", query, 5, kinds=["doc"])
-    monkeypatch.setattr(groundls.index.store, "LARGE_INDEX", 1)
+    exact_docs = store.knn("minilm", query, 5, SearchFilters(kinds=("doc",)))
+    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
     assert store._matrix("minilm") is not None
     fast = store.knn("minilm", query, 5)
     assert [r for r, _ in fast] == [r for r, _ in exact]
     assert np.allclose([d for _, d in fast], [d for _, d in exact], atol=1e-5)
-    fast_docs = store.knn("minilm", query, 5, kinds=["doc"])
+    fast_docs = store.knn("minilm", query, 5, SearchFilters(kinds=("doc",)))
     assert [r for r, _ in fast_docs] == [r for r, _ in exact_docs] and fast_docs
     # a write by this process patches the copy; a deleted file's vectors leave it
     (search_ws / "src" / "storage" / "uploads.py").unlink()
@@ -47,10 +48,10 @@ def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
 ):
     store = workspace.store
     query = fake_embedders["use"].embed(["ログレベルは環境変数 で変更できます。"])[0]
-    exact = store.knn_parts("use", query, 5)
-    monkeypatch.setattr(groundls.index.store, "LARGE_INDEX", 1)
+    exact = store.knn("use", query, 5, by_sentence=True)
+    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
     assert store._matrix("use_parts") is not None
-    fast = store.knn_parts("use", query, 5)
+    fast = store.knn("use", query, 5, by_sentence=True)
     assert [r for r, _ in fast] == [r for r, _ in exact] and fast
     assert np.allclose([d for _, d in fast], [d for _, d in exact], atol=1e-5)
     # editing the document replaces its sentence vectors in the copy, not only in SQLite
@@ -111,7 +112,9 @@ def test_rows_added_and_removed_keep_their_projection_in_step():
 
 def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(workspace, monkeypatch):
     workspace.warm()
-    assert workspace.store._copies.tables == set()  # small index: sqlite-vec answers, nothing to load
-    monkeypatch.setattr(groundls.index.store, "LARGE_INDEX", 1)
+    assert (
+        workspace.store._copies.tables == set()
+    )  # small index: sqlite-vec answers, nothing to load
+    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
     workspace.warm()
     assert workspace.store._copies.tables == {"minilm", "use", "use_parts"}

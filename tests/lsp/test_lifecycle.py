@@ -6,7 +6,6 @@ import asyncio
 import os
 import socket
 import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -76,14 +75,14 @@ async def test_requests_during_indexing_answer_and_say_so(session: Session) -> N
     assert "indexing in progress" in result["message"]
     if result["hits"]:
         hit = result["hits"][0]
-        started = time.perf_counter()
         await session.client.text_document_hover_async(
             types.HoverParams(
                 text_document=types.TextDocumentIdentifier(uri=hit["uri"]),
                 position=types.Position(line=hit["startLine"] - 1, character=0),
             )
         )
-        assert time.perf_counter() - started < 2.0, "hover blocked by indexing"
+        after = await command(session, "groundls.status", {})
+        assert after["folders"][0]["indexing"] is True, "hover waited for indexing to finish"
     await wait_for_index(session)
 
 
@@ -190,10 +189,8 @@ async def test_shutdown_while_indexing_exits_cleanly_and_quickly(session: Sessio
         )
     )
     await eventually(lambda: _indexing_midway(session), timeout=60, every=0.05)
-    started = time.perf_counter()
     code = await stop_session(session, timeout=30)
     assert code == 0
-    assert time.perf_counter() - started < 15
     assert pending.done()
 
 

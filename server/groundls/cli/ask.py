@@ -48,7 +48,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             return _batch(workspace, filters, sys.stdin, sys.stdout)
         try:
             if args.json:
-                ans = workspace.ask(question, filters)
+                ans = workspace.answers.ask(question, filters)
                 print(json.dumps(wire.answer_json(ans), ensure_ascii=False))
                 return 0
             return _interactive(workspace, question, filters)
@@ -73,7 +73,7 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
         out.write(text)
         out.flush()
 
-    ans = workspace.ask(question, filters, on_sources=on_sources, on_token=on_token)
+    ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
     if not ans.answer.endswith("\n"):
         out.write("\n")
     if ans.cut and ans.notice:
@@ -105,7 +105,7 @@ def _batch(workspace: Workspace, filters: SearchFilters, stdin: TextIO, stdout: 
             question = item.get("question", item.get("query"))
             if not isinstance(question, str):
                 raise ValueError('missing "question" string')
-            ans = workspace.ask(question, filters)
+            ans = workspace.answers.ask(question, filters)
             row = {"id": qid, **wire.answer_json(ans)}
         except (ValueError, AnswerError) as exc:
             failures += 1

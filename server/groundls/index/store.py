@@ -16,25 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from groundls.chunkers import Chunk
 from groundls.index.db import connect, migrate, transaction
 from groundls.index.history import History
+from groundls.index.reads import PART_STRIDE, StoreReads
 from groundls.index.stats import index_stats
 from groundls.index.terms import index_terms
-from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
-from groundls.results import Hit
-
-#: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
-HEAD_WEIGHT = 3.0
-#: A chunk's sentence vectors have the ids ``chunk * PART_STRIDE + i`` in ``vec_<space>_parts``.
-PART_STRIDE = 1024
-
-_HIT_COLUMNS = (
-    "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
-    "c.title, c.breadcrumb, c.text"
-)
+from groundls.index.vector_copies import VectorCopies
 
 
 @dataclass(frozen=True)
@@ -55,24 +43,9 @@ class FileRecord:
     kind: str
 
 
-def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
-    return Hit(
-        chunk_id=row[1],
-        path=row[2],
-        start_line=row[3],
-        end_line=row[4],
-        kind=row[5],
-        language=row[6],
-        text_type=row[7],
-        title=row[8],
-        breadcrumb=tuple(json.loads(row[9])),
-        text=row[10],
-        score=score,
-    )
-
-
-class Store:
-    """Thread-safe access to one index file (a connection per thread, WAL mode)."""
+class Store(StoreReads):
+    """Thread-safe access to one index file (a connection per thread, WAL mode): the writes here,
+    the reads in :class:`~groundls.index.reads.StoreReads`."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -106,10 +79,6 @@ class Store:
         self._local = threading.local()
 
     # -- meta and spaces ------------------------------------------------------------------
-
-    def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
@@ -388,28 +357,6 @@ class Store:
     ) -> None:
         self._copies.patch(seq, removed, added, removed_parts or [])
 
-    def warm(self, space: str) -> None:
-        """Load the in-memory copies of a large space (and of its sentence vectors) now."""
-        self._matrix(space)
-        if space in self._parts_spaces:
-            self._matrix(f"{space}_parts")
-
-    def _matrix(self, table: str) -> VectorMatrix | None:
-        """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
-        seq = int(self.get_meta("write_seq") or 0)
-        matrix = self._copies.current(table, seq)
-        if matrix is not None:
-            return matrix
-        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{table}").fetchone()[0]
-        if count < LARGE_INDEX:
-            return None
-        space = table.removesuffix("_parts")
-        dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
-        rows = self.conn.execute(
-            f"SELECT {_key_column(table)}, embedding, kind, language FROM vec_{table}"
-        ).fetchall()
-        return self._copies.put(table, VectorMatrix.from_rows(rows, dim), seq)
-
     def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
         conn = self.conn
         with transaction(conn):
@@ -419,159 +366,5 @@ class Store:
                 "INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)", list(skipped)
             )
 
-    # -- reads ------------------------------------------------------------------------------
-
-    def knn(
-        self,
-        space: str,
-        vector: np.ndarray,
-        k: int,
-        kinds: Sequence[str] | None = None,
-        languages: Sequence[str] | None = None,
-    ) -> list[tuple[int, float]]:
-        return self._nearest(space, vector, k, kinds, languages)
-
-    def knn_parts(
-        self,
-        space: str,
-        vector: np.ndarray,
-        k: int,
-        kinds: Sequence[str] | None = None,
-        languages: Sequence[str] | None = None,
-    ) -> list[tuple[int, float]]:
-        """Chunks ranked by their nearest sentence vector: (chunk rowid, distance), up to ``k``."""
-        if space not in self._parts_spaces:
-            return []
-        # a chunk usually has several sentences among the nearest
-        found = self._nearest(f"{space}_parts", vector, k * 4, kinds, languages)
-        best: dict[int, float] = {}
-        for part, distance in found:  # nearest first: the first part seen is the chunk's best
-            best.setdefault(part // PART_STRIDE, distance)
-        return list(best.items())[:k]
-
-    def _nearest(
-        self,
-        table: str,
-        vector: np.ndarray,
-        k: int,
-        kinds: Sequence[str] | None,
-        languages: Sequence[str] | None,
-    ) -> list[tuple[int, float]]:
-        """(id, cosine distance) of the ``k`` nearest rows of ``vec_<table>``, nearest first."""
-        matrix = self._matrix(table)
-        if matrix is not None:
-            return matrix.search(vector, k, kinds, languages)
-        where, params = _filters(kinds, languages)
-        sql = (
-            f"SELECT {_key_column(table)}, distance FROM vec_{table}"
-            f" WHERE embedding MATCH ? AND k = ?{where}"
-        )
-        params = [np.asarray(vector, dtype=np.float32).tobytes(), k, *params]
-        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
-
-    def keyword(
-        self,
-        expression: str,
-        k: int,
-        kinds: Sequence[str] | None = None,
-        languages: Sequence[str] | None = None,
-    ) -> list[tuple[int, float]]:
-        sql = (
-            f"SELECT f.rowid, bm25(chunks_fts, {HEAD_WEIGHT}, 1.0) AS s FROM chunks_fts f"
-            " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
-        )
-        where, filter_params = _filters(kinds, languages, "c.")
-        sql += f"{where} ORDER BY s LIMIT ?"
-        params: list[Any] = [expression, *filter_params, k]
-        return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
-
-    def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
-        if not rowids:
-            return {}
-        rows = self.conn.execute(
-            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.id IN ({','.join('?' * len(rowids))})",
-            list(rowids),
-        ).fetchall()
-        return {row[0]: _row_to_hit(row) for row in rows}
-
-    def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
-        if not rowids:
-            return {}
-        rows = self.conn.execute(
-            f"SELECT id, symbol FROM chunks WHERE id IN ({','.join('?' * len(rowids))})",
-            list(rowids),
-        ).fetchall()
-        return dict(rows)
-
-    def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
-        row = self.conn.execute(
-            "SELECT MIN(start_line), MAX(end_line) FROM chunks WHERE path = ? AND breadcrumb = ?",
-            (path, json.dumps(list(breadcrumb), ensure_ascii=False)),
-        ).fetchone()
-        return (row[0] or 0, row[1] or 0)
-
-    def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
-        """The chunks among ``rowids`` embedded in ``space`` and in no other space."""
-        if not rowids:
-            return set()
-        rows = self.conn.execute(
-            f"SELECT id FROM chunks WHERE space = ? AND id IN ({','.join('?' * len(rowids))})",
-            [space, *rowids],
-        ).fetchall()
-        return {r[0] for r in rows}
-
-    def chunk_rowid(self, chunk_id: str) -> int | None:
-        row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
-        return row[0] if row else None
-
-    def get_hit(self, chunk_id: str) -> Hit | None:
-        row = self.conn.execute(
-            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.chunk_id = ?", (chunk_id,)
-        ).fetchone()
-        return _row_to_hit(row) if row else None
-
-    def chunk_at(self, path: str, line: int) -> Hit | None:
-        """The narrowest chunk of ``path`` that contains ``line``."""
-        row = self.conn.execute(
-            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.path = ? AND c.start_line <= ? "
-            "AND c.end_line >= ? ORDER BY (c.end_line - c.start_line) LIMIT 1",
-            (path, line, line),
-        ).fetchone()
-        return _row_to_hit(row) if row else None
-
-    def chunk_spans(self) -> list[tuple[str, int, int]]:
-        """(path, start line, end line) of every chunk (benchmarks sample positions from it)."""
-        return self.conn.execute("SELECT path, start_line, end_line FROM chunks").fetchall()
-
-    def chunk_vectors(self, rowid: int) -> dict[str, np.ndarray]:
-        row = self.conn.execute("SELECT space FROM chunks WHERE id = ?", (rowid,)).fetchone()
-        if not row:
-            return {}
-        out: dict[str, np.ndarray] = {}
-        for space in filter(None, row[0].split(",")):
-            vec = self.conn.execute(
-                f"SELECT embedding FROM vec_{space} WHERE chunk = ?", (rowid,)
-            ).fetchone()
-            if vec:
-                out[space] = np.frombuffer(vec[0], dtype=np.float32)
-        return out
-
     def stats(self) -> dict[str, Any]:
         return index_stats(self.conn)
-
-
-def _key_column(table: str) -> str:
-    """The id column of ``vec_<table>``: chunk vectors are keyed by chunk, sentences by part."""
-    return "part" if table.endswith("_parts") else "chunk"
-
-
-def _filters(
-    kinds: Sequence[str] | None, languages: Sequence[str] | None, prefix: str = ""
-) -> tuple[str, list[Any]]:
-    """`` AND kind IN (...) AND language IN (...)`` for the filters given, and its parameters."""
-    sql, params = "", []
-    for column, values in (("kind", kinds), ("language", languages)):
-        if values:
-            sql += f" AND {prefix}{column} IN ({','.join('?' * len(values))})"
-            params.extend(values)
-    return sql, params

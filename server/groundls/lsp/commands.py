@@ -294,7 +294,7 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
             call.report("".join(text))
 
     try:
-        answer = folder.workspace.ask(
+        answer = folder.workspace.answers.ask(
             args.question,
             args.filters,
             on_sources=on_sources,

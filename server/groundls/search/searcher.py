@@ -55,7 +55,6 @@ class Searcher:
             return []
         cfg = self.config
         k = filters.k or cfg.k
-        kinds, languages = filters.kinds or None, filters.languages or None
         candidates = CANDIDATES * (4 if filters.paths else 1)
         lists: list[RankedList] = []
         best_similarity = 0.0
@@ -65,7 +64,7 @@ class Searcher:
             if weight <= 0:
                 continue
             vector = self.models.query_vector(space, query)
-            found = self.store.knn(space, vector, candidates, kinds, languages)
+            found = self.store.knn(space, vector, candidates, filters)
             if found:
                 best_similarity = max(best_similarity, 1.0 - found[0][1])
             lists.append(RankedList(f"vector:{space}", weight, [r for r, _ in found]))
@@ -77,7 +76,7 @@ class Searcher:
                 lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
             if space == PARTS_SPACE:
                 # Japanese prose by its best sentence, weighted as that prose's own list is
-                by_sentence = self.store.knn_parts(space, vector, candidates, kinds, languages)
+                by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
                 parts_weight = weight if script == "cjk" else UNIQUE_BOOST.get(space, weight)
                 ids = [r for r, _ in by_sentence]
                 lists.append(RankedList(f"vector:{space}:sentences", parts_weight, ids))
@@ -88,7 +87,7 @@ class Searcher:
             keyword_weight *= 2.0
         keyword_ids: list[int] = []
         if terms:
-            found_kw = self.store.keyword(match_expression(terms), candidates, kinds, languages)
+            found_kw = self.store.keyword(match_expression(terms), candidates, filters)
             keyword_ids = [r for r, _ in found_kw]
             lists.append(RankedList("keyword", keyword_weight, keyword_ids))
         scores = rrf(lists)

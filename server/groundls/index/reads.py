@@ -1,0 +1,219 @@
+"""The queries search makes of an index: nearest vectors, keyword matches, chunks by id or place.
+
+:class:`StoreReads` is the read half of :class:`groundls.index.store.Store`; large vector tables
+are answered from their in-memory copies (:mod:`groundls.index.vector_copies`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
+from groundls.results import Hit, SearchFilters
+
+#: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
+HEAD_WEIGHT = 3.0
+#: A chunk's sentence vectors have the ids ``chunk * PART_STRIDE + i`` in ``vec_<space>_parts``.
+PART_STRIDE = 1024
+
+_HIT_COLUMNS = (
+    "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
+    "c.title, c.breadcrumb, c.text"
+)
+
+
+def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
+    return Hit(
+        chunk_id=row[1],
+        path=row[2],
+        start_line=row[3],
+        end_line=row[4],
+        kind=row[5],
+        language=row[6],
+        text_type=row[7],
+        title=row[8],
+        breadcrumb=tuple(json.loads(row[9])),
+        text=row[10],
+        score=score,
+    )
+
+
+class StoreReads:
+    """Read queries over the index tables; the store provides the connection and the copies."""
+
+    conn: Any
+    _copies: VectorCopies
+    _parts_spaces: set[str]
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def warm(self, space: str) -> None:
+        """Load the in-memory copies of a large space (and of its sentence vectors) now."""
+        self._matrix(space)
+        if space in self._parts_spaces:
+            self._matrix(f"{space}_parts")
+
+    def _matrix(self, table: str) -> VectorMatrix | None:
+        """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
+        seq = int(self.get_meta("write_seq") or 0)
+        matrix = self._copies.current(table, seq)
+        if matrix is not None:
+            return matrix
+        count = self.conn.execute(f"SELECT COUNT(*) FROM vec_{table}").fetchone()[0]
+        if count < LARGE_INDEX:
+            return None
+        space = table.removesuffix("_parts")
+        dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
+        rows = self.conn.execute(
+            f"SELECT {_key_column(table)}, embedding, kind, language FROM vec_{table}"
+        ).fetchall()
+        return self._copies.put(table, VectorMatrix.from_rows(rows, dim), seq)
+
+    def knn(
+        self,
+        space: str,
+        vector: np.ndarray,
+        k: int,
+        scope: SearchFilters | None = None,
+        *,
+        by_sentence: bool = False,
+    ) -> list[tuple[int, float]]:
+        """(chunk rowid, cosine distance) of the ``k`` nearest chunks, nearest first.
+
+        ``by_sentence``: rank chunks by their nearest sentence vector (spaces that keep them).
+        """
+        if not by_sentence:
+            return self._nearest(space, vector, k, scope)
+        if space not in self._parts_spaces:
+            return []
+        # a chunk usually has several sentences among the nearest
+        found = self._nearest(f"{space}_parts", vector, k * 4, scope)
+        best: dict[int, float] = {}
+        for part, distance in found:  # nearest first: the first part seen is the chunk's best
+            best.setdefault(part // PART_STRIDE, distance)
+        return list(best.items())[:k]
+
+    def _nearest(
+        self,
+        table: str,
+        vector: np.ndarray,
+        k: int,
+        scope: SearchFilters | None,
+    ) -> list[tuple[int, float]]:
+        """(id, cosine distance) of the ``k`` nearest rows of ``vec_<table>``, nearest first."""
+        matrix = self._matrix(table)
+        if matrix is not None:
+            return matrix.search(vector, k, *_kinds_languages(scope))
+        where, params = _filters(scope)
+        sql = (
+            f"SELECT {_key_column(table)}, distance FROM vec_{table}"
+            f" WHERE embedding MATCH ? AND k = ?{where}"
+        )
+        params = [np.asarray(vector, dtype=np.float32).tobytes(), k, *params]
+        return [(int(r), float(d)) for r, d in self.conn.execute(sql, params).fetchall()]
+
+    def keyword(
+        self,
+        expression: str,
+        k: int,
+        scope: SearchFilters | None = None,
+    ) -> list[tuple[int, float]]:
+        sql = (
+            f"SELECT f.rowid, bm25(chunks_fts, {HEAD_WEIGHT}, 1.0) AS s FROM chunks_fts f"
+            " JOIN chunks c ON c.id = f.rowid WHERE chunks_fts MATCH ?"
+        )
+        where, filter_params = _filters(scope, "c.")
+        sql += f"{where} ORDER BY s LIMIT ?"
+        params: list[Any] = [expression, *filter_params, k]
+        return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
+
+    def _rows_in(self, select: str, rowids: Sequence[int], *params: Any) -> list[Any]:
+        """Rows of ``select`` whose ``{ids}`` placeholder becomes the list of ``rowids``."""
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        return self.conn.execute(select.format(ids=marks), [*params, *rowids]).fetchall()
+
+    def hits_by_rowid(self, rowids: Sequence[int]) -> dict[int, Hit]:
+        rows = self._rows_in(f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.id IN ({{ids}})", rowids)
+        return {row[0]: _row_to_hit(row) for row in rows}
+
+    def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        return dict(self._rows_in("SELECT id, symbol FROM chunks WHERE id IN ({ids})", rowids))
+
+    def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT MIN(start_line), MAX(end_line) FROM chunks WHERE path = ? AND breadcrumb = ?",
+            (path, json.dumps(list(breadcrumb), ensure_ascii=False)),
+        ).fetchone()
+        return (row[0] or 0, row[1] or 0)
+
+    def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
+        """The chunks among ``rowids`` embedded in ``space`` and in no other space."""
+        sql = "SELECT id FROM chunks WHERE space = ? AND id IN ({ids})"
+        return {r[0] for r in self._rows_in(sql, rowids, space)}
+
+    def chunk_rowid(self, chunk_id: str) -> int | None:
+        row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return row[0] if row else None
+
+    def get_hit(self, chunk_id: str) -> Hit | None:
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.chunk_id = ?", (chunk_id,)
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_at(self, path: str, line: int) -> Hit | None:
+        """The narrowest chunk of ``path`` that contains ``line``."""
+        row = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.path = ? AND c.start_line <= ? "
+            "AND c.end_line >= ? ORDER BY (c.end_line - c.start_line) LIMIT 1",
+            (path, line, line),
+        ).fetchone()
+        return _row_to_hit(row) if row else None
+
+    def chunk_spans(self) -> list[tuple[str, int, int]]:
+        """(path, start line, end line) of every chunk (benchmarks sample positions from it)."""
+        return self.conn.execute("SELECT path, start_line, end_line FROM chunks").fetchall()
+
+    def chunk_vectors(self, rowid: int) -> dict[str, np.ndarray]:
+        row = self.conn.execute("SELECT space FROM chunks WHERE id = ?", (rowid,)).fetchone()
+        if not row:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        for space in filter(None, row[0].split(",")):
+            vec = self.conn.execute(
+                f"SELECT embedding FROM vec_{space} WHERE chunk = ?", (rowid,)
+            ).fetchone()
+            if vec:
+                out[space] = np.frombuffer(vec[0], dtype=np.float32)
+        return out
+
+
+def _key_column(table: str) -> str:
+    """The id column of ``vec_<table>``: chunk vectors are keyed by chunk, sentences by part."""
+    return "part" if table.endswith("_parts") else "chunk"
+
+
+def _kinds_languages(
+    scope: SearchFilters | None,
+) -> tuple[Sequence[str] | None, Sequence[str] | None]:
+    if scope is None:
+        return None, None
+    return scope.kinds or None, scope.languages or None
+
+
+def _filters(scope: SearchFilters | None, prefix: str = "") -> tuple[str, list[Any]]:
+    """`` AND kind IN (...) AND language IN (...)`` for the filters given, and its parameters."""
+    sql, params = "", []
+    for column, values in zip(("kind", "language"), _kinds_languages(scope), strict=True):
+        if values:
+            sql += f" AND {prefix}{column} IN ({','.join('?' * len(values))})"
+            params.extend(values)
+    return sql, params
