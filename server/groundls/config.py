@@ -1,12 +1,13 @@
-"""User configuration: a small tree of dataclasses with defaults; bad values warn and fall back."""
+"""User configuration: a small tree of dataclasses with defaults; bad values warn and fall back
+(structured by :mod:`groundls.typed`)."""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from groundls.chunkers import ChunkOptions
+from groundls.typed import structure_lenient
 
 
 @dataclass
@@ -59,65 +60,13 @@ class Config:
     @classmethod
     def from_dict(cls, data: Any) -> tuple[Config, list[str]]:
         """Build a config from camelCase or snake_case keys; return it with warnings for bad values."""
-        warnings: list[str] = []
-        config = _build(cls, data, "groundls", warnings)
+        config, warnings = structure_lenient(cls, data, "groundls")
+        if config.log_level not in LOG_LEVELS:
+            warnings.append(
+                f"groundls.logLevel: must be one of {', '.join(LOG_LEVELS)}; using info"
+            )
+            config.log_level = "info"
         return config, warnings
 
 
-_LOG_LEVELS = ("error", "warning", "info", "debug")
-
-
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)
-
-
-def _build(cls: Any, data: Any, where: str, warnings: list[str]) -> Any:
-    obj = cls()
-    if data is None:
-        return obj
-    if not isinstance(data, dict):
-        warnings.append(f"{where}: expected an object, got {type(data).__name__}; using defaults")
-        return obj
-    known = {f.name: f for f in fields(cls)}
-    for raw_key, value in data.items():
-        key = _snake(str(raw_key))
-        f = known.get(key)
-        if f is None:
-            warnings.append(f"{where}.{raw_key}: unknown setting, ignored")
-            continue
-        default = getattr(obj, key)
-        if dataclasses.is_dataclass(default):
-            setattr(obj, key, _build(type(default), value, f"{where}.{raw_key}", warnings))
-            continue
-        checked = _check(default, value)
-        if checked is None:
-            warnings.append(
-                f"{where}.{raw_key}: invalid value {value!r}; using default {default!r}"
-            )
-            continue
-        setattr(obj, key, checked)
-    if isinstance(obj, Config) and obj.log_level not in _LOG_LEVELS:
-        warnings.append(f"{where}.logLevel: must be one of {', '.join(_LOG_LEVELS)}; using info")
-        obj.log_level = "info"
-    return obj
-
-
-def _check(default: Any, value: Any) -> Any:
-    """Return ``value`` converted to the type of ``default``, or None when it does not fit."""
-    if isinstance(default, bool):
-        return value if isinstance(value, bool) else None
-    if isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            return None
-        return value
-    if isinstance(default, float):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            return None
-        return float(value)
-    if isinstance(default, str):
-        return value if isinstance(value, str) else None
-    if isinstance(default, list):
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return list(value)
-        return None
-    return None
+LOG_LEVELS = ("error", "warning", "info", "debug")

@@ -18,7 +18,9 @@ from groundls.results import Hit
 
 
 def test_search_arguments_accept_camel_case_filters() -> None:
-    args = c.parse_search({"query": "tax", "k": 3, "paths": "src/**", "kinds": ["code", "doc"]})
+    args = c.parse(
+        c.SearchArgs, {"query": "tax", "k": 3, "paths": "src/**", "kinds": ["code", "doc"]}
+    )
     assert args.query == "tax"
     assert args.filters.k == 3
     assert args.filters.paths == ("src/**",)
@@ -41,46 +43,48 @@ def test_search_arguments_accept_camel_case_filters() -> None:
 )
 def test_bad_search_arguments_say_what_to_fix(args: dict, message: str) -> None:
     with pytest.raises(c.ArgError) as caught:
-        c.parse_search(args)
+        c.parse(c.SearchArgs, args)
     assert message in str(caught.value)
 
 
 def test_one_object_argument_is_required_shape() -> None:
-    assert c.one_object(c.STATUS, None) == {}
-    assert c.one_object(c.STATUS, []) == {}
-    assert c.one_object(c.STATUS, [None]) == {}
-    assert c.one_object(c.STATUS, [[]]) == {}  # Neovim sends an empty Lua table as []
+    assert c.one_object(c.StatusArgs, None) == {}
+    assert c.one_object(c.StatusArgs, []) == {}
+    assert c.one_object(c.StatusArgs, [None]) == {}
+    assert c.one_object(c.StatusArgs, [[]]) == {}  # Neovim sends an empty Lua table as []
     with pytest.raises(c.ArgError, match="must be an object, got array"):
-        c.one_object(c.SEARCH, [["q"]])
+        c.one_object(c.SearchArgs, [["q"]])
     with pytest.raises(c.ArgError, match="expected one argument, got 2"):
-        c.one_object(c.SEARCH, [{}, {}])
+        c.one_object(c.SearchArgs, [{}, {}])
 
 
 def test_similar_takes_a_position_or_a_chunk_id_but_not_both() -> None:
-    by_pos = c.parse_similar({"uri": "file:///w/a.py", "position": {"line": 4, "character": 0}})
+    by_pos = c.parse(
+        c.SimilarArgs, {"uri": "file:///w/a.py", "position": {"line": 4, "character": 0}}
+    )
     assert (by_pos.uri, by_pos.line, by_pos.chunk_id) == ("file:///w/a.py", 4, None)
-    assert c.parse_similar({"chunkId": "0123456789abcdef"}).chunk_id == "0123456789abcdef"
+    assert c.parse(c.SimilarArgs, {"chunkId": "0123456789abcdef"}).chunk_id == "0123456789abcdef"
     with pytest.raises(c.ArgError, match="not both"):
-        c.parse_similar({"chunkId": "0123456789abcdef", "uri": "file:///w/a.py"})
+        c.parse(c.SimilarArgs, {"chunkId": "0123456789abcdef", "uri": "file:///w/a.py"})
     with pytest.raises(c.ArgError, match="position"):
-        c.parse_similar({"uri": "file:///w/a.py"})
+        c.parse(c.SimilarArgs, {"uri": "file:///w/a.py"})
     with pytest.raises(c.ArgError, match="file: URI"):
-        c.parse_similar({"uri": "https://x/a.py", "position": {"line": 0}})
+        c.parse(c.SimilarArgs, {"uri": "https://x/a.py", "position": {"line": 0}})
 
 
 @pytest.mark.parametrize("bad", ["0123456789ABCDEF", "0123", "g" * 16, "../../etc/passwd"])
 def test_malformed_chunk_ids_are_rejected_before_any_lookup(bad: str) -> None:
     with pytest.raises(c.ArgError, match="16 lowercase hex digits"):
-        c.parse_reference({"chunkId": bad})
+        c.parse(c.ReferenceArgs, {"chunkId": bad})
 
 
 def test_ask_limits_k_and_history_limits_limit() -> None:
-    assert c.parse_ask({"question": "why?", "k": 50}).filters.k == 50
+    assert c.parse(c.AskArgs, {"question": "why?", "k": 50}).filters.k == 50
     with pytest.raises(c.ArgError, match="between 1 and 50"):
-        c.parse_ask({"question": "why?", "k": 51})
-    assert c.parse_history({}) == 50
+        c.parse(c.AskArgs, {"question": "why?", "k": 51})
+    assert c.parse(c.HistoryArgs, {}).limit == 50
     with pytest.raises(c.ArgError):
-        c.parse_history({"limit": 0})
+        c.parse(c.HistoryArgs, {"limit": 0})
 
 
 def test_ranges_are_zero_based_and_cover_whole_lines() -> None:

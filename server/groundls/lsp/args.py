@@ -1,16 +1,18 @@
-"""Arguments of the ``groundls.*`` workspace commands: one object each, checked into typed values.
+"""Arguments of the ``groundls.*`` workspace commands: one object each, structured into a typed class.
 
-A wrong, missing or unknown argument raises :class:`ArgError` (JSON-RPC InvalidParams) with a
-message that says what to send instead.
+Each command's argument is a dataclass below, filled by :func:`groundls.typed.structure` (cattrs)
+and checked in its ``__post_init__``. A wrong, missing or unknown argument raises
+:class:`ArgError` (JSON-RPC InvalidParams) with a message that says what to send instead.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.results import SearchFilters
+from groundls.typed import Invalid, describe, structure
 
 SEARCH = "groundls.search"
 SIMILAR = "groundls.similar"
@@ -20,226 +22,210 @@ REFERENCE = "groundls.reference"
 STATUS = "groundls.status"
 HISTORY = "groundls.history"
 
-
 MAX_K = 100
 MAX_ASK_K = 50
+
+A = TypeVar("A")
 
 
 class ArgError(ValueError):
     """A command argument is missing, unknown or of the wrong type (JSON-RPC InvalidParams)."""
 
 
-# -- argument checking ------------------------------------------------------------------------
+class Args(Protocol):
+    """What every argument class says about itself: its command and the shape it takes."""
+
+    COMMAND: ClassVar[str]
+    USAGE: ClassVar[str]
 
 
-@dataclass
-class SearchArgs:
-    query: str
-    filters: SearchFilters = field(default_factory=SearchFilters)
+def usage(cls: type[Args]) -> str:
+    return f"{cls.COMMAND} takes one object argument: {cls.USAGE}"
 
 
-@dataclass
-class SimilarArgs:
-    chunk_id: str | None = None
-    uri: str | None = None
-    line: int = 0
-    k: int | None = None
-
-
-@dataclass
-class AskArgs:
-    question: str
-    filters: SearchFilters = field(default_factory=SearchFilters)
-    uri: str | None = None
-
-
-_USAGE = {
-    SEARCH: '{"query": "...", "k"?: 10, "paths"?: ["src/**"], "languages"?: [...], '
-    '"kinds"?: [...]}',
-    SIMILAR: '{"uri": "file:///...", "position": {"line": 0, "character": 0}} or {"chunkId": "..."}'
-    ', "k"?: 10',
-    ASK: '{"question": "...", "k"?: 6, "paths"?: [...], "languages"?: [...], "kinds"?: [...]}',
-    REINDEX: '{} for every folder, or {"uri": "file:///..."} for one file or folder',
-    REFERENCE: '{"chunkId": "<16 hex digits>"}',
-    STATUS: "{} (no arguments)",
-    HISTORY: '{"limit"?: 50}',
-}
-
-
-def usage(command: str) -> str:
-    return f"{command} takes one object argument: {_USAGE[command]}"
-
-
-def one_object(command: str, arguments: list[Any] | tuple[Any, ...] | None) -> dict[str, Any]:
+def one_object(cls: type[Args], arguments: list[Any] | tuple[Any, ...] | None) -> dict[str, Any]:
     """The single object argument every command takes (none at all means ``{}``)."""
     args = list(arguments or [])
+    command = cls.COMMAND
     if not args:
         return {}
     if len(args) > 1:
-        raise ArgError(f"{command}: expected one argument, got {len(args)}. {usage(command)}")
+        raise ArgError(f"{command}: expected one argument, got {len(args)}. {usage(cls)}")
     if args[0] is None or args[0] == []:
         # Lua clients (Neovim) encode an empty table {} as the JSON array [].
         return {}
     if not isinstance(args[0], dict):
         raise ArgError(
-            f"{command}: the argument must be an object, got {_type(args[0])}. {usage(command)}"
+            f"{command}: the argument must be an object, got {describe(args[0])}. {usage(cls)}"
         )
     return args[0]
 
 
-def _type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+def parse(cls: type[A], data: dict[str, Any]) -> A:
+    """``data`` (the command's one object) as its argument class, or :class:`ArgError`."""
+    try:
+        return structure(cls, data)
+    except Invalid as exc:
+        raise ArgError(f"{cls.COMMAND}: {exc}. {usage(cls)}") from None  # type: ignore[attr-defined]
 
 
-def _only(command: str, args: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(args) - allowed)
-    if unknown:
-        raise ArgError(
-            f"{command}: unknown argument(s) {', '.join(map(repr, unknown))}; "
-            f"allowed: {', '.join(sorted(allowed)) or 'none'}. {usage(command)}"
-        )
+# -- checks shared by the argument classes ---------------------------------------------------------
 
 
-def _text(command: str, args: dict[str, Any], key: str) -> str:
-    if key not in args or args[key] is None:
-        raise ArgError(f'{command}: "{key}" is required. {usage(command)}')
-    value = args[key]
-    if not isinstance(value, str):
-        raise ArgError(f'{command}: "{key}" must be a string, got {_type(value)}')
+def _not_blank(name: str, value: str) -> None:
     if not value.strip():
-        raise ArgError(f'{command}: "{key}" must not be empty')
-    return value
+        raise Invalid(f'"{name}" must not be empty')
 
 
-def _opt_int(command: str, args: dict[str, Any], key: str, low: int, high: int) -> int | None:
-    value = args.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ArgError(f'{command}: "{key}" must be an integer, got {_type(value)}')
-    if not low <= value <= high:
-        raise ArgError(f'{command}: "{key}" must be between {low} and {high}, got {value}')
-    return value
+def _k_within(k: int | None, high: int) -> None:
+    if k is not None and not 1 <= k <= high:
+        raise Invalid(f'"k" must be between 1 and {high}, got {k}')
 
 
-def _opt_strings(command: str, args: dict[str, Any], key: str) -> list[str] | None:
-    value = args.get(key)
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ArgError(f'{command}: "{key}" must be an array of non-empty strings')
-    return list(value) or None
+def _known_kinds(kinds: tuple[str, ...]) -> None:
+    bad = [k for k in kinds if k not in KINDS]
+    if bad:
+        raise Invalid(f"unknown kind(s) {', '.join(map(repr, bad))}; use {', '.join(KINDS)}")
 
 
-def _filters(command: str, args: dict[str, Any]) -> SearchFilters:
-    kinds = _opt_strings(command, args, "kinds")
-    if kinds:
-        bad = [k for k in kinds if k not in KINDS]
-        if bad:
-            raise ArgError(
-                f"{command}: unknown kind(s) {', '.join(map(repr, bad))}; use {', '.join(KINDS)}"
-            )
-    return SearchFilters.of(
-        k=_opt_int(command, args, "k", 1, MAX_K),
-        paths=_opt_strings(command, args, "paths"),
-        languages=_opt_strings(command, args, "languages"),
-        kinds=kinds,
-    )
+def _file_uri(uri: str | None) -> None:
+    if uri is not None and not uri.startswith("file:"):
+        raise Invalid(f'"uri" must be a file: URI, got {uri!r}')
 
 
-def _chunk_id(command: str, args: dict[str, Any]) -> str:
-    value = _text(command, args, "chunkId")
+def _chunk_id(value: str) -> None:
     if not CHUNK_ID_RE.match(value):
-        raise ArgError(
-            f'{command}: "chunkId" must be 16 lowercase hex digits (as returned by '
-            f"groundls.search), got {value!r}"
+        raise Invalid(
+            f'"chunkId" must be 16 lowercase hex digits (as returned by groundls.search), '
+            f"got {value!r}"
         )
-    return value
 
 
-def _uri(command: str, args: dict[str, Any], required: bool) -> str | None:
-    if args.get("uri") is None:
-        if required:
-            raise ArgError(f'{command}: "uri" is required. {usage(command)}')
-        return None
-    value = _text(command, args, "uri")
-    if not value.startswith("file:"):
-        raise ArgError(f'{command}: "uri" must be a file: URI, got {value!r}')
-    return value
+# -- the arguments -----------------------------------------------------------------------------
 
 
-def parse_search(args: dict[str, Any]) -> SearchArgs:
-    _only(SEARCH, args, {"query", "k", "paths", "languages", "kinds"})
-    return SearchArgs(query=_text(SEARCH, args, "query"), filters=_filters(SEARCH, args))
-
-
-def parse_similar(args: dict[str, Any]) -> SimilarArgs:
-    _only(SIMILAR, args, {"uri", "position", "chunkId", "k"})
-    k = _opt_int(SIMILAR, args, "k", 1, MAX_K)
-    if args.get("chunkId") is not None:
-        if args.get("uri") is not None or args.get("position") is not None:
-            raise ArgError(f'{SIMILAR}: give either "chunkId" or "uri" + "position", not both')
-        return SimilarArgs(chunk_id=_chunk_id(SIMILAR, args), k=k)
-    if args.get("uri") is None:
-        raise ArgError(f'{SIMILAR}: "uri" + "position" or "chunkId" is required. {usage(SIMILAR)}')
-    uri = _uri(SIMILAR, args, required=True)
-    pos = args.get("position")
-    if not isinstance(pos, dict):
-        raise ArgError(
-            f'{SIMILAR}: "position" must be an object {{"line": 0, "character": 0}}, '
-            f"got {_type(pos)}"
-        )
-    line = pos.get("line")
-    if isinstance(line, bool) or not isinstance(line, int) or line < 0:
-        raise ArgError(f'{SIMILAR}: "position.line" must be an integer >= 0 (0-based)')
-    return SimilarArgs(uri=uri, line=line, k=k)
-
-
-def parse_ask(args: dict[str, Any]) -> AskArgs:
-    _only(ASK, args, {"question", "k", "paths", "languages", "kinds", "uri"})
-    filters = _filters(ASK, args)
-    if filters.k is not None and filters.k > MAX_ASK_K:
-        raise ArgError(f'{ASK}: "k" must be between 1 and {MAX_ASK_K}, got {filters.k}')
-    return AskArgs(
-        question=_text(ASK, args, "question"),
-        filters=filters,
-        uri=_uri(ASK, args, required=False),
+@dataclass(frozen=True)
+class SearchArgs:
+    COMMAND: ClassVar[str] = SEARCH
+    USAGE: ClassVar[str] = (
+        '{"query": "...", "k"?: 10, "paths"?: ["src/**"], "languages"?: [...], "kinds"?: [...]}'
     )
 
+    query: str
+    k: int | None = None
+    paths: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
 
-def parse_reindex(args: dict[str, Any]) -> str | None:
-    _only(REINDEX, args, {"uri"})
-    return _uri(REINDEX, args, required=False)
+    def __post_init__(self) -> None:
+        _not_blank("query", self.query)
+        _k_within(self.k, MAX_K)
+        _known_kinds(self.kinds)
+
+    @property
+    def filters(self) -> SearchFilters:
+        return SearchFilters(self.k, self.paths, self.languages, self.kinds)
 
 
-def parse_reference(args: dict[str, Any]) -> str:
-    _only(REFERENCE, args, {"chunkId", "docId"})
-    if args.get("docId") is not None and not isinstance(args["docId"], str):
-        raise ArgError(f'{REFERENCE}: "docId" must be a string, got {_type(args["docId"])}')
-    return _chunk_id(REFERENCE, args)
+@dataclass(frozen=True)
+class AskArgs:
+    COMMAND: ClassVar[str] = ASK
+    USAGE: ClassVar[str] = (
+        '{"question": "...", "k"?: 6, "paths"?: [...], "languages"?: [...], "kinds"?: [...]}'
+    )
+
+    question: str
+    k: int | None = None
+    paths: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    uri: str | None = None
+
+    def __post_init__(self) -> None:
+        _not_blank("question", self.question)
+        _k_within(self.k, MAX_ASK_K)
+        _known_kinds(self.kinds)
+        _file_uri(self.uri)
+
+    @property
+    def filters(self) -> SearchFilters:
+        return SearchFilters(self.k, self.paths, self.languages, self.kinds)
 
 
-def parse_status(args: dict[str, Any]) -> None:
-    _only(STATUS, args, set())
+@dataclass(frozen=True)
+class SimilarArgs:
+    """Either a place (``uri`` + ``position``, 0-based line) or a ``chunkId``."""
+
+    COMMAND: ClassVar[str] = SIMILAR
+    USAGE: ClassVar[str] = (
+        '{"uri": "file:///...", "position": {"line": 0, "character": 0}} or {"chunkId": "..."}'
+        ', "k"?: 10'
+    )
+
+    uri: str | None = None
+    position: dict[str, Any] | None = None
+    chunk_id: str | None = None
+    k: int | None = None
+
+    def __post_init__(self) -> None:
+        _k_within(self.k, MAX_K)
+        if self.chunk_id is not None:
+            if self.uri is not None or self.position is not None:
+                raise Invalid('give either "chunkId" or "uri" + "position", not both')
+            _chunk_id(self.chunk_id)
+            return
+        if self.uri is None:
+            raise Invalid('"uri" + "position" or "chunkId" is required')
+        _file_uri(self.uri)
+        if self.position is None:
+            raise Invalid('"position" must be an object {"line": 0, "character": 0}, got null')
+        line = self.position.get("line")
+        if isinstance(line, bool) or not isinstance(line, int) or line < 0:
+            raise Invalid('"position.line" must be an integer >= 0 (0-based)')
+
+    @property
+    def line(self) -> int:
+        return int(self.position["line"]) if self.position else 0
 
 
-def parse_history(args: dict[str, Any]) -> int:
-    _only(HISTORY, args, {"limit"})
-    return _opt_int(HISTORY, args, "limit", 1, 1000) or 50
+@dataclass(frozen=True)
+class ReindexArgs:
+    """No ``uri``: every folder; a folder's or a file's ``uri``: just that."""
+
+    COMMAND: ClassVar[str] = REINDEX
+    USAGE: ClassVar[str] = '{} for every folder, or {"uri": "file:///..."} for one file or folder'
+
+    uri: str | None = None
+
+    def __post_init__(self) -> None:
+        _file_uri(self.uri)
+
+
+@dataclass(frozen=True)
+class ReferenceArgs:
+    COMMAND: ClassVar[str] = REFERENCE
+    USAGE: ClassVar[str] = '{"chunkId": "<16 hex digits>"}'
+
+    chunk_id: str
+    doc_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _chunk_id(self.chunk_id)
+
+
+@dataclass(frozen=True)
+class StatusArgs:
+    COMMAND: ClassVar[str] = STATUS
+    USAGE: ClassVar[str] = "{} (no arguments)"
+
+
+@dataclass(frozen=True)
+class HistoryArgs:
+    COMMAND: ClassVar[str] = HISTORY
+    USAGE: ClassVar[str] = '{"limit"?: 50}'
+
+    limit: int = 50
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.limit <= 1000:
+            raise Invalid(f'"limit" must be between 1 and 1000, got {self.limit}')

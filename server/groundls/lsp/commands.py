@@ -174,8 +174,8 @@ def _structured(folder: Folder, hit: Hit) -> dict[str, Any]:
     return out
 
 
-def reference(call: Call, chunk_id: str) -> dict[str, Any]:
-    folder, hit = _find_chunk(call, chunk_id)
+def reference(call: Call, args: a.ReferenceArgs) -> dict[str, Any]:
+    folder, hit = _find_chunk(call, args.chunk_id)
     assert folder.workspace is not None  # _find_chunk only returns open folders
     path = wire.relative(folder, hit.path)
     related = folder.workspace.section_neighbours(hit)
@@ -189,8 +189,9 @@ def reference(call: Call, chunk_id: str) -> dict[str, Any]:
     }
 
 
-def reindex(call: Call, uri: str | None, token: Any = None) -> dict[str, Any]:
+def reindex(call: Call, args: a.ReindexArgs) -> dict[str, Any]:
     folders = _all_folders(call)
+    uri, token = args.uri, None
     if uri is not None:
         folder, rel = _folder_of(call, a.REINDEX, uri)
         if rel == "":
@@ -227,7 +228,7 @@ def _index_location(folder: Folder) -> dict[str, Any]:
     return {"index": {"file": path.name, "location": location, "sizeBytes": size}}
 
 
-def status(call: Call, _args: None = None) -> dict[str, Any]:
+def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
     out = []
     for folder in call.folders.all():
         entry: dict[str, Any] = {
@@ -259,7 +260,8 @@ def status(call: Call, _args: None = None) -> dict[str, Any]:
     return {"folders": out}
 
 
-def history(call: Call, limit: int) -> dict[str, Any]:
+def history(call: Call, args: a.HistoryArgs) -> dict[str, Any]:
+    limit = args.limit
     entries = []
     for folder in _ready(call.folders.all()):
         if folder.workspace is None:
@@ -310,21 +312,25 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Command:
-    """One ``groundls.*`` command: its name, argument parser, handler and progress title."""
+    """One ``groundls.*`` command: its argument class, its handler and its progress title."""
 
-    name: str
-    parse: Callable[[dict[str, Any]], Any]
+    args: type[Any]
     run: Callable[[Call, Any], dict[str, Any]]
     title: str
 
+    @property
+    def name(self) -> str:
+        return str(self.args.COMMAND)
 
-#: Every command, in the order ``executeCommandProvider`` lists them.
+
+#: Every command, in the order ``executeCommandProvider`` lists them. A new command is its
+#: argument class in ``args``, its handler above and one line here.
 COMMANDS = (
-    Command(a.SEARCH, a.parse_search, search, "groundls: searching"),
-    Command(a.SIMILAR, a.parse_similar, similar, "groundls: finding similar chunks"),
-    Command(a.ASK, a.parse_ask, ask, "groundls: answering"),
-    Command(a.REINDEX, a.parse_reindex, reindex, "groundls: re-indexing"),
-    Command(a.REFERENCE, a.parse_reference, reference, "groundls: reference"),
-    Command(a.STATUS, a.parse_status, status, "groundls: status"),
-    Command(a.HISTORY, a.parse_history, history, "groundls: history"),
+    Command(a.SearchArgs, search, "groundls: searching"),
+    Command(a.SimilarArgs, similar, "groundls: finding similar chunks"),
+    Command(a.AskArgs, ask, "groundls: answering"),
+    Command(a.ReindexArgs, reindex, "groundls: re-indexing"),
+    Command(a.ReferenceArgs, reference, "groundls: reference"),
+    Command(a.StatusArgs, status, "groundls: status"),
+    Command(a.HistoryArgs, history, "groundls: history"),
 )

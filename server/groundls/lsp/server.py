@@ -31,7 +31,7 @@ from pygls.protocol.language_server import lsp_method
 from groundls import __version__
 from groundls.config import Config
 from groundls.lsp import hover as lsp_hover
-from groundls.lsp.args import ArgError, one_object
+from groundls.lsp.args import ArgError, one_object, parse
 from groundls.lsp.commands import COMMANDS, Call, Command, NotFound
 from groundls.lsp.folders import Folder, Folders, uri_to_path
 from groundls.lsp.settings import (
@@ -228,7 +228,7 @@ class GroundServer(LanguageServer):
         """Check arguments, run the command on a worker thread, map errors to JSON-RPC errors."""
         name = params.command
         try:
-            args = command.parse(one_object(name, params.arguments))
+            args = parse(command.args, one_object(command.args, params.arguments))
         except ArgError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from None
         cancel = threading.Event()
