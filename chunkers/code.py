@@ -2,48 +2,27 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from tree_sitter import Node
 
 from .base import ChunkOptions, Piece, is_meaningful
+from .code_defs import (
+    CPP_HEADER,
+    MAX_FIELDS,
+    STATEMENT_LISTS,
+    Definition,
+    DefinitionFinder,
+    is_content,
+)
 from .code_langs import (
     SPECS,
-    Spec,
-    c_declarator_name,
     compact,
-    field_names,
-    first_sentence,
     module_prefix,
-    node_text,
     parser_for,
-    python_docstring,
-    python_self_attributes,
-    split_scoped,
 )
 from .textrules import estimate_encoder_tokens
 from .windows import window_pieces
-
-_MAX_FIELDS = 10
-_ANON = "<anonymous>"
-_FUNCTION_VALUES = frozenset(
-    {
-        "arrow_function",
-        "function_expression",
-        "function",
-        "generator_function",
-        "generator_function_expression",
-    }
-)
-_C_WRAPPERS = frozenset({"declaration", "type_definition", "field_declaration"})
-_DECORATION = frozenset({"attribute_item", "attribute_list", "decorator", "annotation"})
-_CPP_HEADER = re.compile(
-    r"^\s*(template\s*<|namespace\s+[\w:]*\s*\{|class\s+\w+[^;]*$|using\s+namespace\b"
-    r"|(public|private|protected)\s*:)",
-    re.MULTILINE,
-)
-_STATEMENT_LISTS = frozenset({"statement_list", "body_statement", "declaration_list"})
 
 
 def code_pieces(path: str, language: str, text: str, options: ChunkOptions) -> list[Piece]:
@@ -63,63 +42,18 @@ def code_pieces(path: str, language: str, text: str, options: ChunkOptions) -> l
 
 
 @dataclass
-class _ClassInfo:
-    signature: str
-    doc: str
-    fields: list[str]
-
-
-@dataclass
-class _Def:
-    kind: str  # "function" | "class"
-    node: Node  # the definition itself
-    outer: Node  # the definition with its wrappers (decorators, export, template)
-    qual: tuple[str, ...]
-    lead: int  # 0-based first row, leading comments included
-    end: int  # 0-based last row
-    body: Node | None
-    signature: str
-    decl: str
-    text_type: str
-    key: str
-    owner: str = ""  # simple name of the enclosing type, for context look-ups
-    members: list[_Def] = field(default_factory=list)
-    info: _ClassInfo | None = None
-
-    @property
-    def title(self) -> str:
-        title = ".".join(self.qual)
-        if self.node.type == "impl_item":
-            trait = node_text(self.node.child_by_field_name("trait"))
-            title += f" (impl {trait})" if trait else " (impl)"
-        return title
-
-
-@dataclass
 class _Item:
     piece: Piece
     mergeable: bool
 
 
-class _CodeChunker:
-    def __init__(
-        self, path: str, language: str, text: str, lines: list[str], options: ChunkOptions
-    ) -> None:
-        self.path = path
-        self.language = language
-        self.spec: Spec = SPECS[language]
-        self.text = text
-        self.src = text.encode("utf-8", "replace")
-        self.lines = lines
-        self.options = options
-        self.row_tokens = [_row_tokens(line) for line in lines]
-        self.classes: dict[str, _ClassInfo] = {}
-        self.prefix: tuple[str, ...] = ()
+class _CodeChunker(DefinitionFinder):
+    """Emits the pieces of one file: a piece per function, class headers, module windows."""
 
     # ----------------------------------------------------------------- driver
     def run(self) -> list[Piece] | None:
         grammar = self.language
-        if grammar == "c" and self.path.endswith(".h") and _CPP_HEADER.search(self.text[:200_000]):
+        if grammar == "c" and self.path.endswith(".h") and CPP_HEADER.search(self.text[:200_000]):
             grammar = "cpp"  # C++ headers share .h; the C grammar chokes (and crawls) on them
             self.spec = SPECS["cpp"]
         parser = parser_for(grammar)
@@ -133,252 +67,7 @@ class _CodeChunker:
         pieces = [it.piece for it in _merge(items, self.options)]
         return self._cap(pieces)
 
-    # ------------------------------------------------------------- structure
-    def _classify(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """(kind, definition node, name override) for a definition-ish node, else None."""
-        spec = self.spec
-        t = node.type
-        if t == "decorated_definition" or t == "export_statement":
-            inner = node.child_by_field_name(
-                "definition" if t == "decorated_definition" else "declaration"
-            )
-            return self._classify(inner, in_class) if inner is not None else None
-        if t == "template_declaration":
-            for child in reversed(node.named_children):
-                found = self._classify(child, in_class)
-                if found is not None:
-                    return found
-            return None
-        if t in spec.functions:
-            if node.child_by_field_name("body") is None:
-                return None
-            return ("function", node, "")
-        if t in spec.classes:
-            if self.language == "go":
-                specs = [c for c in node.named_children if c.type == "type_spec"]
-                if len(specs) != 1:
-                    return None
-                kind = specs[0].child_by_field_name("type")
-                if kind is None or kind.type not in ("struct_type", "interface_type"):
-                    return None
-                return ("class", specs[0], "")
-            if self.language in ("c", "cpp") and node.child_by_field_name("body") is None:
-                return None
-            return ("class", node, "")
-        if t in spec.containers:
-            return ("container", node, "")
-        if t in spec.transparent:
-            return ("transparent", node, "")
-        if self.language in ("c", "cpp") and t in _C_WRAPPERS:
-            typ = node.child_by_field_name("type")
-            if (
-                typ is not None
-                and typ.type in spec.classes
-                and typ.child_by_field_name("body") is not None
-            ):
-                name = node_text(typ.child_by_field_name("name"))
-                if not name:
-                    decl = node.child_by_field_name("declarator")
-                    name = c_declarator_name(decl) if decl is not None else ""
-                return ("class", typ, name)
-            return None
-        if self.language in ("javascript", "typescript", "tsx"):
-            if t in ("lexical_declaration", "variable_declaration"):
-                decls = [c for c in node.named_children if c.type == "variable_declarator"]
-                if len(decls) == 1:
-                    value = decls[0].child_by_field_name("value")
-                    if value is not None and value.type in _FUNCTION_VALUES:
-                        return ("function", value, node_text(decls[0].child_by_field_name("name")))
-                    if value is not None and value.type == "class":
-                        return ("class", value, node_text(decls[0].child_by_field_name("name")))
-            if in_class and t in ("public_field_definition", "field_definition"):
-                value = node.child_by_field_name("value")
-                if value is not None and value.type in _FUNCTION_VALUES:
-                    name = node.child_by_field_name("name") or node.child_by_field_name("property")
-                    return ("function", value, node_text(name))
-        return None
-
-    def _name(self, node: Node) -> str:
-        t = node.type
-        if self.language in ("c", "cpp") and t == "function_definition":
-            decl = node.child_by_field_name("declarator")
-            return c_declarator_name(decl) if decl is not None else ""
-        if t == "impl_item":
-            return node_text(node.child_by_field_name("type"))
-        name = node.child_by_field_name("name")
-        text = node_text(name)
-        if name is not None and name.type == "string":
-            text = text.strip("\"'`")
-        return text
-
-    def _body(self, node: Node) -> Node | None:
-        if self.language == "go" and node.type == "type_spec":
-            return node.child_by_field_name("type")
-        return node.child_by_field_name("body")
-
-    def _lead(self, row: int, floor: int) -> int:
-        """First row of the comment/attribute block directly above ``row`` (no blank line)."""
-        lines = self.lines
-        prefixes = self.spec.comment_prefixes
-        r = row
-        while r - 1 >= floor:
-            s = lines[r - 1].strip()
-            if not s:
-                break
-            if s.endswith("*/") and "/*" not in prefixes:
-                k = r - 1
-                while k >= floor and "/*" not in lines[k]:
-                    k -= 1
-                if k < floor or not lines[k].lstrip().startswith("/*"):
-                    break
-                r = k
-                continue
-            if s.startswith(prefixes):
-                r -= 1
-                continue
-            break
-        return r
-
-    def _slice(self, start: int, end: int | None, fallback: Node) -> str:
-        if end is None or end <= start:
-            first = node_text(fallback).split("\n", 1)[0]
-            return first.strip()
-        return self.src[start:end].decode("utf-8", "replace").strip()
-
-    def _collect(
-        self, children: list[Node], scope: tuple[str, ...], owner: _Def | None, floor: int
-    ) -> list[_Def]:
-        defs: list[_Def] = []
-        prev_end = floor - 1
-        for child in children:
-            if not child.is_named:
-                continue
-            found = self._classify(child, owner is not None)
-            if found is None:
-                if "comment" not in child.type and child.type not in _DECORATION:
-                    prev_end = max(prev_end, child.end_point.row)
-                continue
-            kind, inner, override = found
-            if kind == "transparent":
-                defs.extend(self._collect(child.named_children, scope, owner, prev_end + 1))
-                prev_end = max(prev_end, child.end_point.row)
-                continue
-            if kind == "container":
-                parts = tuple(split_scoped(self._name(inner)))
-                body = inner.child_by_field_name("body")
-                kids = body.named_children if body is not None else []
-                defs.extend(self._collect(kids, scope + parts, None, prev_end + 1))
-                prev_end = max(prev_end, child.end_point.row)
-                continue
-            d = self._make_def(kind, child, inner, override, scope, owner, prev_end + 1)
-            defs.append(d)
-            prev_end = max(prev_end, d.end)
-        return defs
-
-    def _make_def(
-        self,
-        kind: str,
-        outer: Node,
-        node: Node,
-        override: str,
-        scope: tuple[str, ...],
-        owner: _Def | None,
-        floor: int,
-    ) -> _Def:
-        parts = split_scoped(override or self._name(node)) or [_ANON]
-        owner_name = owner.qual[-1] if owner is not None else ""
-        if node.type == "method_declaration" and self.language == "go":
-            owner_name = self._go_receiver(node)
-            if owner_name:
-                parts = [owner_name, *parts]
-        elif kind == "function" and owner is None and len(parts) > 1:
-            owner_name = parts[-2]
-        qual = scope + tuple(parts)
-        body = self._body(node)
-        body_start = (
-            body.start_byte if body is not None and body.start_byte > node.start_byte else None
-        )
-        signature = self._slice(node.start_byte, body_start, node)
-        decl = self._slice(outer.start_byte, body_start, node) if outer is not node else signature
-        lead = self._lead(outer.start_point.row, min(floor, outer.start_point.row))
-        end = min(max(_last_row(outer), _last_row(node)), len(self.lines) - 1)
-        lead = max(0, min(lead, end))
-        key = "code:" + ".".join(qual)
-        if kind == "class":
-            text_type = "class"
-            if node.type == "impl_item":
-                trait = node_text(node.child_by_field_name("trait"))
-                key += f"@impl:{trait}" if trait else "@impl"
-        else:
-            text_type = "method" if owner_name else "function"
-        d = _Def(
-            kind,
-            node,
-            outer,
-            qual,
-            lead,
-            end,
-            body,
-            signature,
-            decl,
-            text_type,
-            key,
-            owner=owner_name,
-        )
-        if kind == "class":
-            members = self._class_children(body)
-            d.members = self._collect(members, qual, d, node.start_point.row + 1)
-            d.info = self._class_info(d, members)
-            if node.type != "impl_item" or d.qual[-1] not in self.classes:
-                self.classes.setdefault(d.qual[-1], d.info)
-        return d
-
-    def _go_receiver(self, node: Node) -> str:
-        receiver = node.child_by_field_name("receiver")
-        if receiver is None:
-            return ""
-        stack = [receiver]
-        while stack:
-            cur = stack.pop(0)
-            if cur.type == "type_identifier":
-                return node_text(cur)
-            stack.extend(cur.named_children)
-        return ""
-
-    def _class_children(self, body: Node | None) -> list[Node]:
-        if body is None:
-            return []
-        kids: list[Node] = []
-        for child in body.named_children:
-            if child.type in ("enum_body_declarations", "field_declaration_list"):
-                kids.extend(child.named_children)
-            else:
-                kids.append(child)
-        return kids
-
-    def _class_info(self, d: _Def, members: list[Node]) -> _ClassInfo:
-        if self.language == "python":
-            doc = first_sentence(python_docstring(d.body))
-        else:
-            doc = first_sentence("\n".join(self.lines[d.lead : d.outer.start_point.row]))
-        names: list[str] = []
-        for child in members:
-            if self._classify(child, True) is None:
-                names.extend(field_names(child, self.language))
-        if self.language == "python":
-            for m in d.members:
-                if m.kind == "function" and m.qual[-1] == "__init__":
-                    names.extend(python_self_attributes(m.node))
-        seen: dict[str, None] = {}
-        for name in names:
-            if name and name not in seen:
-                seen[name] = None
-        return _ClassInfo(
-            compact(d.decl.split("\n")[-1] if d.decl else d.signature, 120), doc, list(seen)
-        )
-
-    # --------------------------------------------------------------- emitting
-    def _module_items(self, defs: list[_Def]) -> list[_Item]:
+    def _module_items(self, defs: list[Definition]) -> list[_Item]:
         n = len(self.lines)
         claimed = [False] * n
         for d in defs:
@@ -428,26 +117,26 @@ class _CodeChunker:
         )
         return [_Item(p, True) for p in pieces]
 
-    def _emit(self, d: _Def) -> list[_Item]:
+    def _emit(self, d: Definition) -> list[_Item]:
         if d.kind == "class":
             return self._emit_class(d)
         return self._emit_function(d)
 
-    def _context(self, d: _Def) -> str:
+    def _context(self, d: Definition) -> str:
         parts = [self.path, d.title]
         info = self.classes.get(d.owner) if d.owner else None
         if info is not None:
             sep = " " if info.signature.endswith(":") else " — "
             parts.append(f"{info.signature}{sep}{info.doc}" if info.doc else info.signature)
             if info.fields:
-                names = info.fields[:_MAX_FIELDS]
-                more = " …" if len(info.fields) > _MAX_FIELDS else ""
+                names = info.fields[:MAX_FIELDS]
+                more = " …" if len(info.fields) > MAX_FIELDS else ""
                 parts.append("fields: " + ", ".join(names) + more)
         if d.kind == "function":
             parts.append(compact(d.signature, 200))
         return "\n".join(parts)
 
-    def _piece(self, d: _Def, s: int, e: int, key: str, text: str | None = None) -> Piece:
+    def _piece(self, d: Definition, s: int, e: int, key: str, text: str | None = None) -> Piece:
         return Piece(
             start_line=s + 1,
             end_line=e + 1,
@@ -464,7 +153,7 @@ class _CodeChunker:
     def _tokens(self, s: int, e: int) -> int:
         return sum(self.row_tokens[s : e + 1])
 
-    def _emit_function(self, d: _Def) -> list[_Item]:
+    def _emit_function(self, d: Definition) -> list[_Item]:
         if self._tokens(d.lead, d.end) <= self.options.max_tokens:
             return [_Item(self._piece(d, d.lead, d.end, d.key), True)]
         return self._split_function(d)
@@ -473,14 +162,14 @@ class _CodeChunker:
         if body is None:
             return []
         kids = [c for c in body.named_children]
-        while len(kids) == 1 and kids[0].type in _STATEMENT_LISTS:
+        while len(kids) == 1 and kids[0].type in STATEMENT_LISTS:
             kids = list(kids[0].named_children)
         return kids
 
-    def _split_function(self, d: _Def) -> list[_Item]:
+    def _split_function(self, d: Definition) -> list[_Item]:
         lo, hi = d.lead, d.end
         owned = [False] * (hi - lo + 1)
-        nested: list[_Def] = []
+        nested: list[Definition] = []
         cuts: set[int] = set()
         prev_end = d.node.start_point.row
         for stmt in self._statements(d.body):
@@ -539,7 +228,7 @@ class _CodeChunker:
         items.sort(key=lambda x: x[0])
         return [it for _, it in items]
 
-    def _emit_class(self, d: _Def) -> list[_Item]:
+    def _emit_class(self, d: Definition) -> list[_Item]:
         lines = self.lines
         entries: list[tuple[int | None, str]] = []
         head_row = d.node.start_point.row
@@ -584,7 +273,7 @@ class _CodeChunker:
             groups.append(group)
         for i, grp in enumerate(groups):
             # a part holding only member signatures points at the class line, not at the members
-            rows = [row for row, line in grp if row is not None and _is_content(line)]
+            rows = [row for row, line in grp if row is not None and is_content(line)]
             s = min(rows) if rows else head_row
             e = max(rows) if rows else head_row
             if i == 0:
@@ -617,25 +306,6 @@ class _CodeChunker:
                     )
                 )
         return out
-
-
-def _is_content(line: str) -> bool:
-    """A line that says something: not blank, not only brackets, not a bare ``end``."""
-    return is_meaningful(line) and line.strip() not in ("end", "end;")
-
-
-def _row_tokens(line: str) -> int:
-    """estimate_encoder_tokens(line) + 1 (for the newline), with a fast path for ASCII lines."""
-    if line.isascii():
-        return (max(1, round(len(line) / 4)) if line else 0) + 1
-    return estimate_encoder_tokens(line) + 1
-
-
-def _last_row(node: Node) -> int:
-    row = node.end_point.row
-    if node.end_point.column == 0 and row > node.start_point.row:
-        row -= 1
-    return row
 
 
 def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:

@@ -6,7 +6,8 @@ import re
 from html.parser import HTMLParser
 
 from .base import ChunkOptions, Piece
-from .prose import Block, SectionBuilder, sections_to_pieces
+from .packing import Block
+from .prose import SectionBuilder, sections_to_pieces
 from .textrules import CJK_TEXT
 
 _SKIP = {"script", "style", "nav", "noscript", "template", "svg", "head", "iframe", "object"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from .base import ChunkOptions, Piece
-from .prose import Block, SectionBuilder, sections_to_pieces, split_lines
+from .packing import Block, split_lines
+from .prose import SectionBuilder, sections_to_pieces
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")

@@ -2,42 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .base import ChunkOptions, Piece, is_meaningful
-from .textrules import estimate_encoder_tokens, is_cjk_letter
-
-# Block kinds a format parser may produce; "heading" is only used for a section's own heading.
-BLOCK_KINDS = ("paragraph", "list", "table", "code", "quote", "heading")
-
-_SENTENCE_END = re.compile(
-    r"[。！？!?][」』）)\"'”’]*\s*"  # Japanese / full-width ends need no following space
-    r"|[.][」』）)\"'”’]*(?=\s)\s*"  # an ASCII period only ends a sentence before whitespace
+from .packing import (
+    LIST_ITEM,
+    Block,
+    Unit,
+    pack,
+    piece_type,
+    render,
+    units_for,
 )
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
-_INTRO_END = (":", "：", "::")
-_INF = float("inf")
-_CLAUSE_BREAK = re.compile(r"[、，,；;]\s*")
-_MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
-
-
-def split_lines(text: str) -> list[str]:
-    """Split like an editor counts lines (\\n, \\r\\n and lone \\r), so line numbers agree."""
-    return _LINE_BREAK.split(text)
-
-
-@dataclass
-class Block:
-    """A run of source lines that is one unit of meaning (paragraph, list, table, code...)."""
-
-    start_line: int
-    end_line: int
-    text: str
-    kind: str = "paragraph"
 
 
 @dataclass
@@ -93,7 +70,7 @@ def blank_separated_blocks(
             continue
         if start is not None:
             body = lines[start:i]
-            kind = "list" if _LIST_ITEM.match(body[0]) else "paragraph"
+            kind = "list" if LIST_ITEM.match(body[0]) else "paragraph"
             block = Block(first_line + start, first_line + i - 1, "\n".join(body), kind)
             prev = blocks[-1] if blocks else None
             if (
@@ -108,371 +85,6 @@ def blank_separated_blocks(
                 blocks.append(block)
             start = None
     return blocks
-
-
-def table_rows(text: str) -> list[list[str]]:
-    """Cells of a pipe table, separator rows dropped; escaped pipes stay inside cells."""
-    rows: list[list[str]] = []
-    for raw in text.split("\n"):
-        line = raw.strip()
-        if not line or _TABLE_SEPARATOR.match(line) and "-" in line:
-            continue
-        if line.startswith("|"):
-            line = line[1:]
-        if line.endswith("|") and not line.endswith("\\|"):
-            line = line[:-1]
-        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)]
-        rows.append(cells)
-    return rows
-
-
-def table_key_values(text: str, header: str | None = None) -> str:
-    """Render a pipe table as one ``Header: cell; Header2: cell`` line per row (seed 003)."""
-    rows = table_rows(text)
-    head = table_rows(header)[0] if header and table_rows(header) else None
-    if head is None:
-        if len(rows) < 2:
-            return "; ".join(c for c in (rows[0] if rows else []) if c)
-        head, rows = rows[0], rows[1:]
-    out: list[str] = []
-    for row in rows:
-        if row == head:
-            continue
-        parts = []
-        for n, cell in enumerate(row):
-            if not cell:
-                continue
-            name = head[n] if n < len(head) and head[n] else f"column {n + 1}"
-            parts.append(f"{name}: {cell}")
-        if parts:
-            out.append("; ".join(parts))
-    return "\n".join(out)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of sentences; ends at 。！？ and at . ! ? followed by whitespace."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.end() > pos:
-            spans.append((pos, m.end()))
-            pos = m.end()
-    if pos < len(text):
-        spans.append((pos, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
-
-
-@dataclass
-class _Unit:
-    """A block, or a budget-sized fragment of one, ready to be packed into pieces."""
-
-    start_line: int
-    end_line: int
-    text: str
-    kind: str
-    tokens: int
-    source: int = -1  # index of the block this fragment was cut from, -1 = whole block
-    overlap: str = ""  # trailing text of the previous fragment, repeated at a piece border
-    overlap_line: int = 0
-    header: str | None = None  # a table fragment's header row, for the key:value rendering
-    joiner: str = "\n"  # how this fragment continues the previous fragment of the same block
-
-
-def _line_at(block: Block, offset: int) -> int:
-    return min(block.end_line, block.start_line + block.text.count("\n", 0, offset))
-
-
-def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int) -> list[_Unit]:
-    text = block.text
-    spans: list[tuple[int, int]] = []
-    for a, b in sentence_spans(text):
-        spans.extend(_hard_split(text, a, b, budget))
-    units: list[_Unit] = []
-    cur: list[tuple[int, int]] = []
-    cur_tokens = 0
-
-    def emit() -> None:
-        a, b = cur[0][0], cur[-1][1]
-        overlap, overlap_line = "", 0
-        if units:
-            prev_spans = prev_groups[-1]
-            take: list[tuple[int, int]] = []
-            used = 0
-            for s in reversed(prev_spans):
-                t = estimate_encoder_tokens(text[s[0] : s[1]])
-                if used + t > overlap_tokens:
-                    break
-                take.insert(0, s)
-                used += t
-            if take and len(take) < len(prev_spans):
-                overlap = text[take[0][0] : a]
-                overlap_line = _line_at(block, take[0][0])
-            elif not take and overlap_tokens > 0:
-                # the last sentence alone is too long: repeat its closing clause instead
-                last = prev_spans[-1]
-                for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
-                    if estimate_encoder_tokens(text[m.end() : last[1]]) <= overlap_tokens:
-                        overlap = text[m.end() : a]
-                        overlap_line = _line_at(block, m.end())
-                        break
-        body = text[a:b].rstrip()
-        lead = text[a - 1] if a > 0 else ""
-        units.append(
-            _Unit(
-                _line_at(block, a),
-                _line_at(block, a + len(body.rstrip()) - 1 if body else a),
-                body.strip(),
-                block.kind,
-                estimate_encoder_tokens(body),
-                source=index,
-                overlap=overlap,
-                overlap_line=overlap_line,
-                joiner="\n" if lead == "\n" else (" " if lead.isspace() else ""),
-            )
-        )
-        prev_groups.append(list(cur))
-
-    prev_groups: list[list[tuple[int, int]]] = []
-    for span in spans:
-        t = estimate_encoder_tokens(text[span[0] : span[1]])
-        if cur and cur_tokens + t > budget:
-            emit()
-            cur, cur_tokens = [], 0
-        cur.append(span)
-        cur_tokens += t
-    if cur:
-        emit()
-    return units
-
-
-def _hard_split(text: str, a: int, b: int, budget: int) -> list[tuple[int, int]]:
-    """Cut one over-long sentence at spaces (or anywhere) so no fragment exceeds the budget."""
-    if estimate_encoder_tokens(text[a:b]) <= budget:
-        return [(a, b)]
-    out: list[tuple[int, int]] = []
-    pos = a
-    while pos < b:
-        cost = 0.0
-        end = pos
-        while end < b:  # same weights as estimate_encoder_tokens, counted incrementally
-            step = 0.5 if is_cjk_letter(text[end]) else 0.25
-            if cost + step > budget and end > pos:
-                break
-            cost += step
-            end += 1
-        if end >= b:
-            out.append((pos, b))
-            break
-        space = text.rfind(" ", pos + 1, end)
-        cut = space + 1 if space > pos + (end - pos) // 2 else end
-        out.append((pos, cut))
-        pos = cut
-    return out
-
-
-def _split_lines_block(block: Block, index: int, budget: int) -> list[_Unit]:
-    """Cut a list, table or code block at line boundaries (list items preferred)."""
-    lines = block.text.split("\n")
-    header: str | None = None
-    body_start = 0
-    if block.kind == "table":
-        rows = [n for n, ln in enumerate(lines) if ln.strip()]
-        if len(rows) > 1 and _TABLE_SEPARATOR.match(lines[rows[1]]) and "-" in lines[rows[1]]:
-            header = "\n".join(lines[: rows[1] + 1])
-            body_start = rows[1] + 1
-        elif rows:
-            header = lines[rows[0]]
-            body_start = rows[0] + 1
-    item_indent = None
-    if block.kind == "list":
-        m = _LIST_ITEM.match(lines[0])
-        item_indent = len(m.group(1)) if m else 0
-    units: list[_Unit] = []
-    start = 0
-    tokens = 0
-
-    def is_boundary(n: int) -> bool:
-        if item_indent is None:
-            return True
-        m = _LIST_ITEM.match(lines[n])
-        return bool(m) and len(m.group(1)) <= item_indent
-
-    last_boundary = 0
-    n = 0
-    while n <= len(lines):
-        if n < len(lines):
-            t = estimate_encoder_tokens(lines[n]) + 1
-            if n > start and tokens + t > budget:
-                cut = last_boundary if last_boundary > start else n
-                units.append(_line_unit(block, index, lines, start, cut, header, body_start))
-                start, tokens = cut, sum(estimate_encoder_tokens(x) + 1 for x in lines[cut:n])
-                last_boundary = start
-                continue
-            if n > start and is_boundary(n):
-                last_boundary = n
-            tokens += t
-        else:
-            units.append(_line_unit(block, index, lines, start, n, header, body_start))
-        n += 1
-    return [u for u in units if u.text.strip()]
-
-
-def _line_unit(
-    block: Block,
-    index: int,
-    lines: list[str],
-    start: int,
-    end: int,
-    header: str | None,
-    body_start: int,
-) -> _Unit:
-    part = lines[start:end]
-    while part and not part[-1].strip():
-        part.pop()
-        end -= 1
-    skip = 0
-    while skip < len(part) and not part[skip].strip():
-        skip += 1
-    text = "\n".join(part[skip:])
-    if header is not None and start >= body_start:
-        text = f"{header}\n{text}"
-    last = block.start_line + max(start + skip, end - 1)
-    return _Unit(
-        block.start_line + start + skip,
-        min(block.end_line, last),
-        text,
-        block.kind,
-        estimate_encoder_tokens(text),
-        source=index,
-        header=header,
-    )
-
-
-def _even_budget(tokens: int, budget: int) -> int:
-    """Fragment size that cuts a block into evenly sized parts rather than full parts + a tail.
-
-    Even parts leave room for the paragraph before a block (often its introduction) to share a
-    piece with the first part; the margin lets cuts fall on sentence or item borders.
-    """
-    parts = -(-tokens // budget)
-    return min(budget, int(tokens / parts * 1.15) + 1)
-
-
-def _units_for(blocks: list[Block], options: ChunkOptions) -> list[_Unit]:
-    budget = max(16, options.max_tokens)
-    units: list[_Unit] = []
-    for index, block in enumerate(blocks):
-        if not block.text.strip():
-            continue
-        tokens = estimate_encoder_tokens(block.text)
-        if tokens <= budget or block.kind == "heading":
-            text = block.text.rstrip()
-            units.append(_Unit(block.start_line, block.end_line, text, block.kind, tokens))
-        elif block.kind in ("list", "table", "code"):
-            units.extend(_split_lines_block(block, index, _even_budget(tokens, budget)))
-        else:
-            sentence_budget = _even_budget(tokens, max(16, budget - options.overlap_tokens))
-            units.extend(_split_sentences(block, index, sentence_budget, options.overlap_tokens))
-    return units
-
-
-def _break_penalty(left: _Unit, right: _Unit) -> float:
-    if left.kind == "heading":
-        return _INF
-    if left.source >= 0 and left.source == right.source:
-        return 0.0
-    if left.kind == "paragraph" and right.kind in ("list", "table", "code", "quote"):
-        return 2.0 if left.text.rstrip().endswith(_INTRO_END) else 0.4
-    return 0.0
-
-
-def _pack(units: list[_Unit], max_tokens: int) -> list[tuple[int, int]]:
-    """Choose piece borders: fewest, evenly filled pieces, never after a heading or an intro."""
-    n = len(units)
-    best = [0.0] + [_INF] * n
-    back = [0] * (n + 1)
-    sizes = [u.tokens + 1 for u in units]
-    headings = [u.kind == "heading" for u in units]
-    for j in range(1, n + 1):
-        penalty = _break_penalty(units[j - 1], units[j]) if j < n else 0.0
-        size = 0
-        best_j, back_j = _INF, 0
-        for i in range(j - 1, max(-1, j - 1 - _MAX_UNITS_PER_PIECE), -1):
-            size += sizes[i]
-            # over budget is only allowed for one unit plus the headings right before it
-            if size > max_tokens and i < j - 1 and not headings[i]:
-                break
-            slack = (max_tokens - size) / max_tokens if size < max_tokens else 0.0
-            cost = best[i] + 1.0 + slack * slack + penalty
-            if cost < best_j:
-                best_j, back_j = cost, i
-        best[j], back[j] = best_j, back_j
-    if best[n] == _INF:  # unreachable in practice; keep every unit on its own
-        return [(k, k + 1) for k in range(n)]
-    spans: list[tuple[int, int]] = []
-    j = n
-    while j > 0:
-        spans.append((back[j], j))
-        j = back[j]
-    return spans[::-1]
-
-
-def _join(units: list[_Unit]) -> list[tuple[_Unit, str]]:
-    """Merge consecutive fragments of one block back into one text; keep each part's kind."""
-    parts: list[tuple[_Unit, str]] = []
-    for u in units:
-        if parts and u.source >= 0 and parts[-1][0].source == u.source:
-            prev, text = parts[-1]
-            if u.header is not None and text.startswith(u.header + "\n"):
-                body = u.text[len(u.header) + 1 :] if u.text.startswith(u.header) else u.text
-                parts[-1] = (prev, f"{text}\n{body}")
-            else:
-                parts[-1] = (prev, f"{text}{u.joiner}{u.text}")
-        else:
-            parts.append((u, u.text))
-    return parts
-
-
-def _render(units: list[_Unit], with_overlap: bool) -> tuple[str, str | None, int]:
-    parts = _join(units)
-    texts: list[str] = []
-    search: list[str] = []
-    has_table = False
-    prev_end = 0
-    start_line = units[0].start_line
-    for n, (u, text) in enumerate(parts):
-        if n == 0 and with_overlap and u.overlap:
-            text = u.overlap + text
-            start_line = min(start_line, u.overlap_line or start_line)
-        sep = "" if n == 0 else ("\n" if u.start_line == prev_end + 1 else "\n\n")
-        texts.append(sep + text)
-        if u.kind == "table":
-            has_table = True
-            kv = table_key_values(text, u.header)
-            search.append(sep + (f"{kv}\n\n{text}" if kv else text))
-        else:
-            search.append(sep + text)
-        prev_end = max(prev_end, _last_line(units, u))
-    return "".join(texts), ("".join(search) if has_table else None), start_line
-
-
-def _last_line(units: list[_Unit], first: _Unit) -> int:
-    if first.source < 0:
-        return first.end_line
-    return max(u.end_line for u in units if u.source == first.source)
-
-
-def _piece_type(units: list[_Unit], whole_section: bool, headed: bool) -> str:
-    kinds = {u.kind for u in units if u.kind != "heading"}
-    if not kinds:
-        return "heading"
-    if whole_section and headed:
-        return "section"
-    if len(kinds) == 1:
-        kind = next(iter(kinds))
-        if kind in ("list", "table", "code"):
-            return kind
-    return "paragraph"
 
 
 def sections_to_pieces(
@@ -504,12 +116,12 @@ def _is_child(parent: Section, child: Section) -> bool:
 def _section_pieces(
     path: str, section: Section, blocks: list[Block], options: ChunkOptions, doc_title: str
 ) -> list[Piece]:
-    units = _units_for(blocks, options)
+    units = units_for(blocks, options)
     if not units:
         return []
     max_tokens = max(16, options.max_tokens)
     total = sum(u.tokens + 1 for u in units)
-    spans = [(0, len(units))] if total <= max_tokens else _pack(units, max_tokens)
+    spans = [(0, len(units))] if total <= max_tokens else pack(units, max_tokens)
     spans = _merge_small(units, spans, options.min_chars)
     breadcrumb = section.path or ((doc_title,) if doc_title else ())
     trail = " > ".join(breadcrumb)
@@ -521,8 +133,8 @@ def _section_pieces(
         if not any(is_meaningful(u.text) for u in part):
             continue
         with_overlap = i > 0 and part[0].source >= 0 and units[i - 1].source == part[0].source
-        text, search, start_line = _render(part, with_overlap)
-        text_type = _piece_type(part, len(spans) == 1, headed)
+        text, search, start_line = render(part, with_overlap)
+        text_type = piece_type(part, len(spans) == 1, headed)
         key = f"doc:{trail}" + (":table" if text_type == "table" else "")
         pieces.append(
             Piece(
@@ -541,7 +153,7 @@ def _section_pieces(
 
 
 def _merge_small(
-    units: list[_Unit], spans: list[tuple[int, int]], min_chars: int
+    units: list[Unit], spans: list[tuple[int, int]], min_chars: int
 ) -> list[tuple[int, int]]:
     """Fold pieces shorter than ``min_chars`` into a neighbour of the same section."""
     spans = list(spans)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from .base import ChunkOptions, Piece
-from .prose import Block, SectionBuilder, blank_separated_blocks, sections_to_pieces, split_lines
+from .packing import Block, split_lines
+from .prose import SectionBuilder, blank_separated_blocks, sections_to_pieces
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w:.+-]+)::")

@@ -6,7 +6,8 @@ import re
 from pathlib import PurePosixPath
 
 from .base import ChunkOptions, Piece
-from .prose import Block, SectionBuilder, blank_separated_blocks, sections_to_pieces, split_lines
+from .packing import Block, split_lines
+from .prose import SectionBuilder, blank_separated_blocks, sections_to_pieces
 
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _NUMBERED = re.compile(r"^\s{0,3}((?:\d{1,3}\.)*\d{1,3})\.?\s+(\S.{0,78})$")

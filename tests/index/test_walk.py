@@ -11,6 +11,7 @@ import pytest
 
 from groundls.config import Config
 from groundls.index import walk as walk_module
+from groundls.index.ignore import compile_rules
 from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, is_secret, read_text
 
 
@@ -594,7 +595,7 @@ def test_fast_reject_regex_agrees_with_pathspec_on_tricky_patterns() -> None:
         "**/cache", "x?y.py", "[ab]c.md", "\\#hash", "\\!bang", "trailing\\ ", "dir/sub/",
         "!*/", "**/", "name", "*.min.*",
     ]  # fmt: skip
-    rules = walk_module._compile(lines)
+    rules = compile_rules(lines)
     assert rules is not None and rules.quick is not None
     paths = [
         "a.log", "keep.log", "x/keep.log", "root_only", "x/root_only", "build/", "x/build/",

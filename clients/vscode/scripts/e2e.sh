@@ -55,8 +55,8 @@ node -e 'process.exit(Number(process.versions.node.split(".")[0]) === 20 ? 0 : 1
 # -- 2. the server -----------------------------------------------------------------------------
 step "groundls server ($GROUNDLS_PYTHON)"
 [ -n "$GROUNDLS_PYTHON" ] && [ -x "$GROUNDLS_PYTHON" ] || die "GROUNDLS_PYTHON is not an executable: '$GROUNDLS_PYTHON'"
-"$GROUNDLS_PYTHON" -c "import groundls.lsp.server" \
-  || die "$GROUNDLS_PYTHON cannot import groundls.lsp.server: install groundls into it (pip install -e .)"
+"$GROUNDLS_PYTHON" -c "import groundls.lsp.main" \
+  || die "$GROUNDLS_PYTHON cannot import groundls.lsp.main: install groundls into it (pip install -e .)"
 
 # -- 3. npm dependencies and code-server -------------------------------------------------------
 step "npm dependencies"

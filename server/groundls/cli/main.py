@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["serve"]:
         # The language server parses its own options (--stdio, --tcp, --index-dir, ...); it is
         # imported only here so the other subcommands do not load pygls.
-        from groundls.lsp.server import main as lsp_main
+        from groundls.lsp.main import main as lsp_main
 
         return int(lsp_main(args_list[1:]) or 0)
     parser = build_parser()

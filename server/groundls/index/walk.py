@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
-from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import translate
 from pathlib import Path, PurePath
-
-import pathspec
 
 from groundls.chunkers import classify
 from groundls.config import Config
+from groundls.index.excludes import (
+    ALWAYS_EXCLUDED_DIRS,
+    DEFAULT_EXCLUDED_DIRS,
+    DEFAULT_EXCLUDED_FILES,
+    DOTNET_OUTPUT_DIRS,
+    DOTNET_PROJECT_SUFFIXES,
+    MINIFIED_SUFFIXES,
+    is_secret,
+    is_secret_name,
+)
+from groundls.index.ignore import Frame, Rules, compile_rules, decide
 
 __all__ = [
     "SKIP_REASONS",
@@ -33,50 +39,6 @@ SKIP_REASONS = (
     "secret",
     "symlink-outside",
 )
-
-#: Never walked, whatever any ignore file says.
-ALWAYS_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", ".groundls"})
-
-#: Walked only when a ``.groundlsignore`` or ``config.exclude`` re-includes them (``!build/``).
-DEFAULT_EXCLUDED_DIRS = frozenset(
-    {
-        # virtualenvs (any directory holding pyvenv.cfg or conda-meta/ is skipped as well)
-        ".venv", "venv", "env",
-        # dependencies and caches
-        "node_modules", "bower_components", "__pycache__", ".eggs",
-        ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
-        ".gradle", ".terraform", ".direnv", ".cache",
-        # build outputs
-        "build", "dist", "target", "out", "_build", "coverage", "htmlcov",
-        ".next", ".nuxt", ".svelte-kit", ".parcel-cache", ".turbo", ".angular",
-        # editor state
-        ".idea", ".vscode",
-    }
-)  # fmt: skip
-
-#: .NET build outputs, excluded only next to a project file (``bin/`` is often real scripts).
-DOTNET_OUTPUT_DIRS = frozenset({"bin", "obj"})
-_DOTNET_PROJECT_SUFFIXES = (".csproj", ".fsproj", ".vbproj", ".sln")
-
-DEFAULT_EXCLUDED_FILES = frozenset(
-    {
-        "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
-        "poetry.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "uv.lock",
-        "Pipfile.lock", "pdm.lock", "go.sum", "flake.lock", "packages.lock.json",
-    }
-)  # fmt: skip
-_MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", ".min.css", ".map")
-
-#: Secret-looking file names (matched case-insensitively against the base name).
-SECRET_NAME_GLOBS = (
-    ".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx",
-    "id_rsa*", "id_ed25519*", "id_dsa*", "id_ecdsa*", "credentials*", "service-account*.json",
-    ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".htpasswd",
-    "secrets.*", "*secret*.json", "*secret*.yaml", "*secret*.yml",
-)  # fmt: skip
-#: Templates that document which variables exist without holding values.
-SECRET_ALLOWED_NAMES = frozenset({".env.example", ".env.sample", ".env.template", ".env.dist"})
-_SECRET_RE = re.compile("|".join(f"(?:{translate(g)})" for g in SECRET_NAME_GLOBS))
 
 _IGNORE_FILES = (".gitignore", ".groundlsignore")
 _BINARY_PROBE = 8192
@@ -102,20 +64,6 @@ class Skipped:
 
     path: str
     reason: str
-
-
-def is_secret(rel_path: str) -> bool:
-    """True when the file name looks like it holds credentials (``.env``, keys, secrets.yaml...)."""
-    if os.sep != "/":
-        rel_path = rel_path.replace(os.sep, "/")
-    return _secret_name(rel_path.rstrip("/").rsplit("/", 1)[-1])
-
-
-def _secret_name(name: str) -> bool:
-    lowered = name.lower()
-    if not lowered or lowered in SECRET_ALLOWED_NAMES:
-        return False
-    return _SECRET_RE.match(lowered) is not None
 
 
 def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
@@ -155,90 +103,6 @@ def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
     return text
 
 
-# --------------------------------------------------------------------------- ignore rules
-
-_GROUP_NAME = re.compile(r"(?<!\\)\(\?P<\w+>")
-
-
-class _Rules:
-    """One ignore file compiled by pathspec, plus a single combined regex that rejects fast.
-
-    pathspec tries each pattern in turn from Python; almost no path matches any pattern, so
-    one C-level alternation that answers "nothing here can match" saves most of the walk time.
-    """
-
-    __slots__ = ("quick", "spec")
-
-    def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
-        self.spec = spec
-        sources = []
-        for pattern in spec.patterns:
-            regex = getattr(pattern, "regex", None)
-            if pattern.include is None:
-                continue
-            if regex is None or not isinstance(regex.pattern, str) or regex.flags != re.UNICODE:
-                sources = []
-                break
-            source = _GROUP_NAME.sub("(?:", regex.pattern)
-            # pathspec searches; anchor the unanchored branches so one .match() does the same.
-            if not source.startswith("^"):
-                source = f"[\\s\\S]*?(?:{source})"
-            sources.append(f"(?:{source})")
-        self.quick: re.Pattern[str] | None = None
-        if sources:
-            try:
-                self.quick = re.compile("|".join(sources))
-            except re.error:
-                self.quick = None
-
-    def verdict(self, path: str) -> bool | None:
-        """True ignore, False re-included by a negation, None when no pattern matches."""
-        if self.quick is not None and self.quick.match(path) is None:
-            return None
-        return self.spec.check_file(path).include
-
-
-_Spec = tuple[str, _Rules]  # (base prefix like "a/b/" or "", compiled rules)
-
-
-def _compile(lines: Iterable[str]) -> _Rules | None:
-    """Compile gitignore lines, dropping any single line pathspec rejects; None when empty."""
-    kept = [line for line in lines if line.strip() and not line.startswith("#")]
-    if not kept:
-        return None
-    try:
-        spec = pathspec.GitIgnoreSpec.from_lines(kept)
-    except Exception:
-        good = []
-        for line in kept:
-            try:
-                pathspec.GitIgnoreSpec.from_lines([line])
-            except Exception:
-                continue
-            good.append(line)
-        if not good:
-            return None
-        spec = pathspec.GitIgnoreSpec.from_lines(good)
-    return _Rules(spec) if len(spec) else None
-
-
-def _decide(specs: tuple[_Spec, ...], path: str) -> bool | None:
-    """Last word of the highest-priority rules that match ``path``: True ignore, False keep."""
-    for base, rules in reversed(specs):
-        result = rules.verdict(path[len(base) :])
-        if result is not None:
-            return result
-    return None
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """Ignore files in force for one directory: .gitignore layers and .groundlsignore layers."""
-
-    git: tuple[_Spec, ...]
-    groundls: tuple[_Spec, ...]
-
-
 def _display(name: str) -> str:
     """A name that is safe to show: undecodable bytes become U+FFFD."""
     return os.fsencode(name).decode("utf-8", "replace")
@@ -270,9 +134,9 @@ class WorkspaceWalker:
         self.config = config
         self._root_str = str(self.root)
         self._root_real = os.path.realpath(self.root)
-        self._exclude = _compile(config.exclude)
-        self._include = _compile(config.include)
-        self._spec_cache: dict[str, tuple[tuple[int, int], _Rules | None]] = {}
+        self._exclude = compile_rules(config.exclude)
+        self._include = compile_rules(config.include)
+        self._spec_cache: dict[str, tuple[tuple[int, int], Rules | None]] = {}
         self._excluded_rel_dirs: set[str] = set()
         self._known_types: dict[str, bool] = {}
         if index_dir is not None:
@@ -298,8 +162,8 @@ class WorkspaceWalker:
             return [], [Skipped(".", "unreadable")]
         visited = {(root_info.st_dev, root_info.st_ino)}
         base = self._info_exclude_frame()
-        stack: list[tuple[str, str, _Frame]] = [("", self._root_str, base)]
-        deferred: list[tuple[str, str, _Frame]] = []
+        stack: list[tuple[str, str, Frame]] = [("", self._root_str, base)]
+        deferred: list[tuple[str, str, Frame]] = []
         while stack or deferred:
             if not stack:
                 # Symlinked directories go last, so a directory reachable both directly and
@@ -334,11 +198,11 @@ class WorkspaceWalker:
         self,
         rel: str,
         abs_dir: str,
-        frame: _Frame,
+        frame: Frame,
         files: list[WorkspaceFile],
         skipped: list[Skipped],
-        stack: list[tuple[str, str, _Frame]],
-        deferred: list[tuple[str, str, _Frame]],
+        stack: list[tuple[str, str, Frame]],
+        deferred: list[tuple[str, str, Frame]],
         visited: set[tuple[int, int]],
     ) -> None:
         try:
@@ -352,7 +216,7 @@ class WorkspaceWalker:
         if rel and ("pyvenv.cfg" in names or "conda-meta" in names):
             return  # a virtualenv or conda env under another name
         frame = self._extend(frame, rel, abs_dir, entries)
-        dotnet = any(n.endswith(_DOTNET_PROJECT_SUFFIXES) for n in names)
+        dotnet = any(n.endswith(DOTNET_PROJECT_SUFFIXES) for n in names)
         parent = Path(abs_dir)  # "parent / name" is much cheaper than Path(full_path)
         for entry in entries:
             name = entry.name
@@ -403,7 +267,7 @@ class WorkspaceWalker:
         name: str,
         rel: str,
         abs_path: str,
-        frame: _Frame,
+        frame: Frame,
         is_link: bool,
         broken: bool,
         parent: Path | None = None,
@@ -417,7 +281,7 @@ class WorkspaceWalker:
             return None
         if _undecodable(rel):
             return Skipped(_display(rel), "unreadable")
-        if not self.config.index_secrets and _secret_name(name):
+        if not self.config.index_secrets and is_secret_name(name):
             return Skipped(rel, "secret")
         if is_link:
             real = os.path.realpath(abs_path)
@@ -460,7 +324,7 @@ class WorkspaceWalker:
                 parent_names = os.listdir(abs_dir) if name in DOTNET_OUTPUT_DIRS else []
             except OSError:
                 parent_names = []
-            dotnet = any(n.endswith(_DOTNET_PROJECT_SUFFIXES) for n in parent_names)
+            dotnet = any(n.endswith(DOTNET_PROJECT_SUFFIXES) for n in parent_names)
             if self._dir_ignored(name, child, frame, dotnet):
                 return None
             if os.path.islink(abs_child) and self._rel_inside(os.path.realpath(abs_child)) is None:
@@ -501,7 +365,7 @@ class WorkspaceWalker:
             known = self._known_types[name] = classify(name) is not None
         return known
 
-    def _dir_ignored(self, name: str, rel: str, frame: _Frame, dotnet: bool) -> bool:
+    def _dir_ignored(self, name: str, rel: str, frame: Frame, dotnet: bool) -> bool:
         if name in ALWAYS_EXCLUDED_DIRS or rel in self._excluded_rel_dirs:
             return True
         path = rel + "/"
@@ -512,29 +376,29 @@ class WorkspaceWalker:
             return True
         if dotnet and name in DOTNET_OUTPUT_DIRS:
             return True
-        return bool(_decide(frame.git, path))
+        return bool(decide(frame.git, path))
 
-    def _file_ignored(self, name: str, rel: str, frame: _Frame) -> bool:
+    def _file_ignored(self, name: str, rel: str, frame: Frame) -> bool:
         verdict = self._user_verdict(rel, frame)
         if verdict is not None:
             return verdict
-        if name in DEFAULT_EXCLUDED_FILES or name.lower().endswith(_MINIFIED_SUFFIXES):
+        if name in DEFAULT_EXCLUDED_FILES or name.lower().endswith(MINIFIED_SUFFIXES):
             return True
-        return bool(_decide(frame.git, rel))
+        return bool(decide(frame.git, rel))
 
-    def _user_verdict(self, path: str, frame: _Frame) -> bool | None:
+    def _user_verdict(self, path: str, frame: Frame) -> bool | None:
         """What config.exclude and .groundlsignore files say (they outrank the defaults)."""
         if self._exclude is not None:
             result = self._exclude.verdict(path)
             if result is not None:
                 return result
-        return _decide(frame.groundls, path)
+        return decide(frame.groundls, path)
 
-    def _info_exclude_frame(self) -> _Frame:
+    def _info_exclude_frame(self) -> Frame:
         spec = self._load_spec(os.path.join(self._root_str, ".git", "info", "exclude"))
-        return _Frame((("", spec),) if spec is not None else (), ())
+        return Frame((("", spec),) if spec is not None else (), ())
 
-    def _root_frame(self) -> _Frame:
+    def _root_frame(self) -> Frame:
         frame = self._info_exclude_frame()
         try:
             with os.scandir(self._root_str) as it:
@@ -544,8 +408,8 @@ class WorkspaceWalker:
         return self._extend(frame, "", self._root_str, entries)
 
     def _extend(
-        self, frame: _Frame, rel: str, abs_dir: str, entries: list[os.DirEntry[str]]
-    ) -> _Frame:
+        self, frame: Frame, rel: str, abs_dir: str, entries: list[os.DirEntry[str]]
+    ) -> Frame:
         """The frame for a directory: its parent's plus its own ignore files, if any."""
         present = {e.name for e in entries if e.name in _IGNORE_FILES}
         if not present:
@@ -559,9 +423,9 @@ class WorkspaceWalker:
             spec = self._load_spec(os.path.join(abs_dir, ".groundlsignore"))
             if spec is not None:
                 groundls = (*groundls, (rel, spec))
-        return _Frame(git, groundls)
+        return Frame(git, groundls)
 
-    def _load_spec(self, path: str) -> _Rules | None:
+    def _load_spec(self, path: str) -> Rules | None:
         """Compile an ignore file, cached until its size or mtime changes; None if absent/empty."""
         try:
             info = os.stat(path)
@@ -577,7 +441,7 @@ class WorkspaceWalker:
             return None
         if data.startswith(codecs.BOM_UTF8):
             data = data[len(codecs.BOM_UTF8) :]
-        spec = _compile(data.decode("utf-8", "replace").splitlines())
+        spec = compile_rules(data.decode("utf-8", "replace").splitlines())
         self._spec_cache[path] = (key, spec)
         return spec
 

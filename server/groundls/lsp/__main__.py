@@ -2,6 +2,6 @@
 
 import sys
 
-from groundls.lsp.server import main
+from groundls.lsp.main import main
 
 sys.exit(main())
