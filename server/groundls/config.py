@@ -12,8 +12,11 @@ from groundls.typed import structure_lenient
 
 @dataclass
 class SearchConfig:
+    #: Hits returned when a request does not say how many.
     k: int = 10
+    #: Weight of the vector lists in the rank fusion.
     vector_weight: float = 1.0
+    #: Weight of the keyword (BM25) list in the rank fusion.
     keyword_weight: float = 2.0
     #: 0 = no cap. Measured: a cap of 3 cost 0.03 nDCG@10 on a small doc corpus, gained nothing on code.
     max_per_file: int = 0
@@ -24,30 +27,46 @@ class SearchConfig:
 
 @dataclass
 class HoverConfig:
+    #: Show "Related in this workspace" on hover.
     enabled: bool = True
+    #: How many related chunks a hover lists.
     count: int = 3
 
 
 @dataclass
 class AnswerConfig:
+    #: A GGUF file to answer with instead of the packaged model ("" = packaged).
     model_path: str = ""
+    #: Use the packaged Qwen2.5-Coder-1.5B when no model path is set.
     use_packaged_model: bool = True
+    #: Excerpts retrieved for a question.
     k: int = 6
+    #: The longest answer, in model tokens.
     max_tokens: int = 320
+    #: Seconds before a slow answer is cut (then labelled, with its excerpts).
     time_limit_s: float = 30.0
+    #: Seconds without a question before the model is unloaded from memory.
     idle_unload_s: float = 600.0
+    #: Model tokens of excerpts shown to the model.
     context_tokens: int = 900
 
 
 @dataclass
 class Config:
+    #: Globs that bring back files the ignore rules exclude.
     include: list[str] = field(default_factory=list)
+    #: Globs of files never to index (``.gitignore`` syntax).
     exclude: list[str] = field(default_factory=list)
+    #: Files larger than this are skipped ("too-large").
     max_file_bytes: int = 1_000_000
+    #: Index secret-looking files (``.env``, keys) too; off unless the user opts in.
     index_secrets: bool = False
+    #: Chunk size budget (estimated encoder tokens) and the smallest chunk kept on its own.
     chunk_max_tokens: int = 400
     chunk_min_chars: int = 50
+    #: Embedding spaces: "default" (by kind and script), "minilm", "use" or "both".
     embedders: str = "default"
+    #: Level of the log sent to the client: error, warning, info or debug.
     log_level: str = "info"
     search: SearchConfig = field(default_factory=SearchConfig)
     hover: HoverConfig = field(default_factory=HoverConfig)

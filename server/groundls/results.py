@@ -77,15 +77,23 @@ class IndexProgress:
 
 @dataclass
 class IndexReport:
+    """What one index run did (several runs or folders add up with :meth:`merge`)."""
+
+    #: files the walk found worth indexing
     files_seen: int = 0
+    #: files (re)written because their content changed, and those that had not changed
     files_indexed: int = 0
     files_unchanged: int = 0
+    #: files deleted, now excluded or unreadable, whose chunks were removed
     files_removed: int = 0
+    #: chunks written, and chunk vectors computed (not found by content hash)
     chunks: int = 0
     embedded: int = 0
     #: sentence vectors embedded (Japanese prose keeps one per sentence besides the chunk's)
     embedded_parts: int = 0
+    #: chunk vectors taken from the index by content hash instead of the model
     reused: int = 0
+    #: files skipped, by reason (binary, too-large, invalid-utf8, secret, ...)
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     cancelled: bool = False

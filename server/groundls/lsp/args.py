@@ -104,52 +104,52 @@ def _chunk_id(value: str) -> None:
 # -- the arguments -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SearchArgs:
+@dataclass(frozen=True, kw_only=True)
+class _Filtered:
+    """The search filters that ``search`` and ``ask`` take beside their text."""
+
+    k: int | None = None
+    paths: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+    def _check_filters(self, max_k: int) -> None:
+        _k_within(self.k, max_k)
+        _known_kinds(self.kinds)
+
+    @property
+    def filters(self) -> SearchFilters:
+        return SearchFilters(self.k, self.paths, self.languages, self.kinds)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchArgs(_Filtered):
     COMMAND: ClassVar[str] = SEARCH
     USAGE: ClassVar[str] = (
         '{"query": "...", "k"?: 10, "paths"?: ["src/**"], "languages"?: [...], "kinds"?: [...]}'
     )
 
     query: str
-    k: int | None = None
-    paths: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _not_blank("query", self.query)
-        _k_within(self.k, MAX_K)
-        _known_kinds(self.kinds)
-
-    @property
-    def filters(self) -> SearchFilters:
-        return SearchFilters(self.k, self.paths, self.languages, self.kinds)
+        self._check_filters(MAX_K)
 
 
-@dataclass(frozen=True)
-class AskArgs:
+@dataclass(frozen=True, kw_only=True)
+class AskArgs(_Filtered):
     COMMAND: ClassVar[str] = ASK
     USAGE: ClassVar[str] = (
         '{"question": "...", "k"?: 6, "paths"?: [...], "languages"?: [...], "kinds"?: [...]}'
     )
 
     question: str
-    k: int | None = None
-    paths: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
     uri: str | None = None
 
     def __post_init__(self) -> None:
         _not_blank("question", self.question)
-        _k_within(self.k, MAX_ASK_K)
-        _known_kinds(self.kinds)
+        self._check_filters(MAX_ASK_K)
         _file_uri(self.uri)
-
-    @property
-    def filters(self) -> SearchFilters:
-        return SearchFilters(self.k, self.paths, self.languages, self.kinds)
 
 
 @dataclass(frozen=True)
