@@ -1,6 +1,6 @@
 """Score groundls retrieval on the public eval sets (../shared/eval) beside the BM25 baseline.
 
-Usage: python scripts/eval_retrieval.py [--shared ../shared] [--work /tmp/groundls-eval] [--set click|ja]
+Usage: python scripts/eval_retrieval.py [--shared ../shared] [--work /tmp/groundls-eval] [--set click|click-ja|ja]
 Fetches the corpora with the eval's own scripts (PyPI/Debian only), indexes them, runs every
 query through ``groundls search --batch`` and prints score.py's lenient and strict figures.
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 
 SETS = {
     "click": ("fetch_click.sh", "click", "queries_click.jsonl"),
+    "click-ja": ("fetch_click.sh", "click", "queries_click_ja.jsonl"),
     "ja": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ja.jsonl"),
 }
 

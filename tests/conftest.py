@@ -22,4 +22,4 @@ def search_ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def fake_embedders() -> dict[str, FakeEmbedder]:
-    return {"minilm": FakeEmbedder("fake-minilm", 64), "use": FakeEmbedder("fake-use", 48)}
+    return {"static": FakeEmbedder("fake-static", 64), "use": FakeEmbedder("fake-use", 48)}

@@ -122,16 +122,16 @@ def test_model_change_triggers_a_clean_reembed(search_ws, tmp_path, fake_embedde
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     first = workspace.index()
     workspace.close()
-    changed = {"minilm": FakeEmbedder("fake-minilm-v2", 32), "use": fake_embedders["use"]}
+    changed = {"static": FakeEmbedder("fake-static-v2", 32), "use": fake_embedders["use"]}
     workspace = open_workspace(search_ws, tmp_path, changed)
     report = workspace.index()
     assert report.files_indexed == first.files_indexed
-    assert changed["minilm"].embedded > 0
+    assert changed["static"].embedded > 0
     dims = {
-        r[0] for r in workspace.store.conn.execute("SELECT vec_length(embedding) FROM vec_minilm")
+        r[0] for r in workspace.store.conn.execute("SELECT vec_length(embedding) FROM vec_static")
     }
     assert dims == {32}
-    assert json.loads(workspace.store.get_meta("space:minilm"))["model"] == "fake-minilm-v2"
+    assert json.loads(workspace.store.get_meta("space:static"))["model"] == "fake-static-v2"
 
 
 def test_interrupted_run_resumes_without_starting_over(
@@ -186,7 +186,7 @@ def test_migrations_are_numbered_and_reopening_is_a_no_op(search_ws, tmp_path, f
     ],
 )
 def test_user_text_never_breaks_the_keyword_query(search_ws, tmp_path, fake_embedders, query):
-    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     workspace.index()
     hits = workspace.search(f"{query} upload retry")  # must not raise an FTS5 syntax error
     assert hits, "the words around the odd text still find chunks"
@@ -207,7 +207,7 @@ def test_match_expression_quotes_every_term():
 
 
 def test_filters_restrict_hits_by_path_language_and_kind(search_ws, tmp_path, fake_embedders):
-    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     workspace.index()
     assert {
         h.kind for h in workspace.search("upload retry log level", SearchFilters(kinds=("doc",)))
@@ -235,7 +235,7 @@ def test_similar_excludes_the_chunk_itself_and_unknown_ids_are_errors(
 
 
 def test_results_carry_workspace_relative_paths_only(search_ws, tmp_path, fake_embedders):
-    workspace = open_workspace(search_ws, tmp_path, fake_embedders, search={"minSimilarity": 0.0})
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     workspace.index()
     hits = workspace.search("upload", SearchFilters(k=20))
     assert hits
@@ -315,7 +315,7 @@ def test_sentence_vectors_rank_chunks_by_their_best_sentence(search_ws, tmp_path
     best = workspace.store.hits_by_rowid([ranked[0][0]])[ranked[0][0]]
     assert best.path == "docs/logging.ja.md" and "七日間" in best.text
     assert (
-        workspace.store.knn("minilm", vector, 5, by_sentence=True) == []
+        workspace.store.knn("static", vector, 5, by_sentence=True) == []
     )  # no sentence table there
 
 
@@ -325,7 +325,7 @@ def test_a_model_change_of_the_sentence_space_re_embeds_its_sentences(
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     first = workspace.index()
     workspace.close()
-    changed = {"minilm": fake_embedders["minilm"], "use": FakeEmbedder("fake-use-v2", 48)}
+    changed = {"static": fake_embedders["static"], "use": FakeEmbedder("fake-use-v2", 48)}
     workspace = open_workspace(search_ws, tmp_path, changed)
     report = workspace.index()
     assert report.embedded_parts == first.embedded_parts

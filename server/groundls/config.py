@@ -20,9 +20,6 @@ class SearchConfig:
     keyword_weight: float = 2.0
     #: 0 = no cap. Measured: a cap of 3 cost 0.03 nDCG@10 on a small doc corpus, gained nothing on code.
     max_per_file: int = 0
-    #: Below this best cosine similarity (over the embedding spaces) a query gets "nothing
-    #: relevant" instead of noise. Calibrated on the unanswerable eval questions: see BENCHMARKS.md.
-    min_similarity: float = 0.34
 
 
 @dataclass

@@ -66,6 +66,28 @@ class SearchFilters:
         return False
 
 
+#: How sure a search is that its hits answer the query: ``high`` (a definition of the queried
+#: name, or keyword and vector search agree on a hit that holds most query words), ``medium``
+#: (one of the two), ``low`` (the nearest there is, with little evidence), ``none`` (no hits).
+CONFIDENCE_LEVELS = ("high", "medium", "low", "none")
+
+
+@dataclass(frozen=True)
+class SearchResult(Sequence[Hit]):
+    """Ranked hits and how sure the search is about them (a sequence of its hits)."""
+
+    hits: tuple[Hit, ...] = ()
+    confidence: str = "none"
+    #: why, in a few words (shown beside the confidence)
+    reason: str = ""
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return self.hits[index]
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
 @dataclass
 class IndexProgress:
     done_files: int

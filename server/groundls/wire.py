@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
 
-from groundls.results import Answer, Citation, Hit, IndexReport
+from groundls.results import Answer, Citation, Hit, IndexReport, SearchResult
 
 
 class Locator(Protocol):
@@ -87,6 +87,15 @@ def hit_json(hit: Hit, folder: Locator | None = None, *, with_text: bool = False
     if folder is not None:
         out["folder"] = folder.name
     return out
+
+
+def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str, Any]:
+    """Hits with the search's confidence (``high``/``medium``/``low``/``none``) and its reason."""
+    return {
+        "hits": [hit_json(h, folder) for h in result],
+        "confidence": result.confidence,
+        ("confidence_reason" if folder is None else "confidenceReason"): result.reason,
+    }
 
 
 def citation_json(citation: Citation, folder: Locator | None = None) -> dict[str, Any]:

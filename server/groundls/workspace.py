@@ -29,6 +29,7 @@ from groundls.results import (
     IndexReport,
     InvalidChunkId,
     SearchFilters,
+    SearchResult,
     WorkspaceError,
 )
 from groundls.search.searcher import Searcher
@@ -123,8 +124,8 @@ class Workspace:
 
     # -- search and lookups ------------------------------------------------------------------
 
-    def search(self, query: str, filters: SearchFilters | None = None) -> list[Hit]:
-        """Hybrid search; ``[]`` means nothing in the workspace is relevant enough."""
+    def search(self, query: str, filters: SearchFilters | None = None) -> SearchResult:
+        """Hybrid search: ranked hits and how sure the search is that they answer the query."""
         self.indexer.ensure_spaces()
         return self.searcher.search(query, filters or SearchFilters())
 

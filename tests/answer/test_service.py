@@ -11,7 +11,7 @@ import pytest
 from groundls.answer import model_files
 from groundls.answer.service import AnswerService, repetition_start
 from groundls.config import AnswerConfig
-from groundls.results import AnswerError, Hit, SearchFilters
+from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
 
 UPLOAD = Hit(
     "a" * 16,
@@ -46,10 +46,12 @@ class FakeWorkspace:
         self.hits = hits
         self.history_records: list[dict] = []
         self.searches: list[str] = []
+        self.confidence = "high"
 
     def search(self, query, filters=None):
         self.searches.append(query)
-        return self.hits[: (filters.k if filters else None) or 10]
+        hits = tuple(self.hits[: (filters.k if filters else None) or 10])
+        return SearchResult(hits, self.confidence if hits else "none")
 
     def add_history(self, record):
         self.history_records.append(record)
@@ -260,13 +262,14 @@ def test_each_answer_is_stored_in_history():
     assert "total_ms" in rec["timing"] and isinstance(rec["asked_at"], float)
 
 
-def test_engine_without_history_support_is_fine():
-    class NoHistory:
-        def search(self, query, k=10, paths=None, languages=None, kinds=None):
-            return []
-
-    svc = AnswerService(NoHistory(), AnswerConfig(), llm=FakeModel([]))
-    assert svc.ask("anything?").mode == "not_found"
+def test_a_low_confidence_search_is_not_found_without_calling_the_model():
+    model = FakeModel(["It is [1]."])
+    svc, workspace = service([UPLOAD], model)
+    workspace.confidence = "low"  # only the nearest chunk, no keyword or agreement evidence
+    ans = svc.ask("how does billing work?")
+    assert workspace.searches == ["how does billing work?"]
+    assert ans.mode == "not_found" and not ans.found and ans.citations == []
+    assert model.calls == 0
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "x" * 5000])

@@ -24,23 +24,23 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
     workspace, search_ws, fake_embedders, monkeypatch
 ):
     store = workspace.store
-    query = fake_embedders["minilm"].embed(["upload retry bucket"])[0]
-    exact = store.knn("minilm", query, 5)  # sqlite-vec (index below the threshold)
-    exact_docs = store.knn("minilm", query, 5, SearchFilters(kinds=("doc",)))
+    query = fake_embedders["static"].embed(["upload retry bucket"])[0]
+    exact = store.knn("static", query, 5)  # sqlite-vec (index below the threshold)
+    exact_docs = store.knn("static", query, 5, SearchFilters(kinds=("doc",)))
     monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
-    assert store._matrix("minilm") is not None
-    fast = store.knn("minilm", query, 5)
+    assert store._matrix("static") is not None
+    fast = store.knn("static", query, 5)
     assert [r for r, _ in fast] == [r for r, _ in exact]
     assert np.allclose([d for _, d in fast], [d for _, d in exact], atol=1e-5)
-    fast_docs = store.knn("minilm", query, 5, SearchFilters(kinds=("doc",)))
+    fast_docs = store.knn("static", query, 5, SearchFilters(kinds=("doc",)))
     assert [r for r, _ in fast_docs] == [r for r, _ in exact_docs] and fast_docs
     # a write by this process patches the copy; a deleted file's vectors leave it
     (search_ws / "src" / "storage" / "uploads.py").unlink()
     workspace.index_paths(["src/storage/uploads.py"])
-    after = store.knn("minilm", query, 50)
+    after = store.knn("static", query, 50)
     gone = {r for r, _ in exact} - {r for r, _ in after}
     assert gone and all(store.hits_by_rowid([r]).get(r) is None for r in gone)
-    assert store._copies.current("minilm", int(store.get_meta("write_seq"))) is not None
+    assert store._copies.current("static", int(store.get_meta("write_seq"))) is not None
 
 
 def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
@@ -117,4 +117,4 @@ def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(workspace
     )  # small index: sqlite-vec answers, nothing to load
     monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
     workspace.warm()
-    assert workspace.store._copies.tables == {"minilm", "use", "use_parts"}
+    assert workspace.store._copies.tables == {"static", "use", "use_parts"}

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from groundls.chunkers.textrules import split_identifier
 
-from groundls.index.terms import index_terms, looks_like_identifier
+from groundls.index.terms import index_terms
 from groundls.results import Hit
 from groundls.search.fusion import (
     RankedList,
     cap_per_file,
     merge_adjacent,
-    query_identifiers,
     rrf,
 )
+from groundls.search.query import analyse
 
 
 def hit(path: str, start: int, end: int, crumb: tuple[str, ...] = ("A",)) -> Hit:
@@ -53,11 +53,9 @@ def test_hits_of_different_sections_or_far_apart_do_not_merge():
 
 def test_identifier_helpers_split_and_detect():
     assert split_identifier("parseHTTPResponse_fast") == ["parse", "http", "response", "fast"]
-    assert looks_like_identifier("get_terminal_size") and looks_like_identifier("Context.invoke")
-    assert not looks_like_identifier("how do I retry")
-    assert query_identifiers("where is Context.invoke or max_width?") == {
-        "context",
-        "invoke",
-        "max_width",
-    }
+    assert analyse("get_terminal_size").is_symbol and analyse("Context.invoke").is_symbol
+    assert analyse("Request").is_symbol and not analyse("how do I retry").is_symbol
+    assert {"context", "invoke", "context.invoke", "max_width"} <= analyse(
+        "where is Context.invoke or max_width?"
+    ).identifiers
     assert "terminal" in index_terms("get_terminal_size").split()

@@ -121,4 +121,4 @@ def test_cli_stats_reports_files_chunks_and_models(tmp_path):
     stats = json.loads(out.stdout)
     assert stats["files"] == 4 and stats["chunks"] > 4
     assert stats["skipped"] == {"secret": 1}
-    assert stats["models"]["minilm"]["model"] == "all-MiniLM-L6-v2-int8"
+    assert stats["models"]["static"]["model"] == "minilm-static"

@@ -21,7 +21,7 @@ from groundls.answer.prompt import (
 )
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
-from groundls.results import Answer, AnswerError, Citation, Hit, SearchFilters
+from groundls.results import Answer, AnswerError, Citation, Hit, SearchFilters, SearchResult
 
 log = logging.getLogger("groundls.answer")
 
@@ -79,7 +79,7 @@ _EXTRACT_LINES = 6
 class Retriever(Protocol):
     """What answers need from a workspace: its search and a place to keep the history."""
 
-    def search(self, query: str, filters: SearchFilters | None = None) -> list[Hit]: ...
+    def search(self, query: str, filters: SearchFilters | None = None) -> SearchResult: ...
 
     def add_history(self, record: dict[str, Any]) -> None: ...
 
@@ -175,9 +175,10 @@ class AnswerService:
             raise AnswerError("k must be an integer from 1 to 50")
         t0 = time.perf_counter()
         language = detect_language(question)
-        hits: list[Hit] = list(
-            self.workspace.search(question, replace(filters, k=k or self.config.k))
-        )
+        found = self.workspace.search(question, replace(filters, k=k or self.config.k))
+        # a "low" search found only the nearest chunks, with no keyword or agreement evidence:
+        # the workspace does not hold the answer (seed 000 rule 1), so do not make one up
+        hits: list[Hit] = list(found) if found.confidence != "low" else []
         timing: dict[str, float | None] = {
             "retrieve_ms": _ms(t0),
             "first_token_ms": None,

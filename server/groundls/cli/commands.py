@@ -100,19 +100,20 @@ def cmd_search(args: argparse.Namespace) -> int:
                     query = item["query"]
                 except (ValueError, KeyError, TypeError) as exc:
                     raise CliError(f"bad batch line (want {{'id', 'query'}}): {line[:80]}") from exc
-                hits = workspace.search(query, filters)
-                out = {"id": item.get("id"), "hits": [wire.hit_json(h) for h in hits]}
+                out = {"id": item.get("id"), **wire.search_json(workspace.search(query, filters))}
                 print(json.dumps(out, ensure_ascii=False), flush=True)
             return 0
         if not args.query:
             raise CliError("search needs a QUERY (or --batch)")
-        hits = workspace.search(" ".join(args.query), filters)
+        result = workspace.search(" ".join(args.query), filters)
     finally:
         workspace.close()
     if args.json:
-        print(json.dumps({"hits": [wire.hit_json(h) for h in hits]}, ensure_ascii=False))
+        print(json.dumps(wire.search_json(result), ensure_ascii=False))
     else:
-        _print_hits(hits)
+        _print_hits(result)
+        if result:
+            print(f"confidence: {result.confidence} ({result.reason})")
     return 0
 
 

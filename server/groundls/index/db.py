@@ -126,7 +126,17 @@ def m003_sentence_parts(conn: Any) -> None:
     conn.execute("ALTER TABLE chunks ADD COLUMN parts INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_history, m003_sentence_parts]
+def m004_symbol_table(conn: Any) -> None:
+    # the definition boost looks chunks up by the name they define, whatever its case
+    conn.execute("CREATE INDEX chunks_by_symbol ON chunks(symbol COLLATE NOCASE)")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [
+    m001_initial,
+    m002_history,
+    m003_sentence_parts,
+    m004_symbol_table,
+]
 
 
 def migrate(conn: Any) -> int:

@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+
+from groundls.index.static_model import StaticEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -143,7 +145,11 @@ class CachedQueryEmbedder:
         return vector
 
 
-_FACTORIES = {"minilm": MiniLMEmbedder, "use": USEEmbedder}
+_FACTORIES: dict[str, Callable[[], Embedder]] = {
+    "static": StaticEmbedder,
+    "minilm": MiniLMEmbedder,
+    "use": USEEmbedder,
+}
 _shared: dict[str, Embedder] = {}
 _shared_lock = threading.Lock()
 

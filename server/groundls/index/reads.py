@@ -147,6 +147,20 @@ class StoreReads:
     def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
         return dict(self._rows_in("SELECT id, symbol FROM chunks WHERE id IN ({ids})", rowids))
 
+    def definitions(
+        self, names: Sequence[str], k: int, scope: SearchFilters | None = None
+    ) -> list[int]:
+        """Chunks that define one of ``names`` (any case): the symbol table of the index."""
+        if not names:
+            return []
+        where, params = _filters(scope)
+        marks = ",".join("?" * len(names))
+        sql = (
+            f"SELECT id FROM chunks WHERE symbol COLLATE NOCASE IN ({marks}){where}"
+            " ORDER BY length(text) DESC LIMIT ?"
+        )
+        return [r[0] for r in self.conn.execute(sql, [*names, *params, k]).fetchall()]
+
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
         row = self.conn.execute(
             "SELECT MIN(start_line), MAX(end_line) FROM chunks WHERE path = ? AND breadcrumb = ?",

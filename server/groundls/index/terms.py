@@ -55,13 +55,3 @@ def query_terms(query: str) -> list[str]:
 def match_expression(terms: list[str]) -> str:
     """An FTS5 MATCH expression that ORs the quoted terms (quotes doubled inside)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-def looks_like_identifier(query: str) -> bool:
-    """True for queries such as ``get_terminal_size``, ``Context.invoke`` or ``parseArgs``."""
-    stripped = query.strip().strip("`'\"()")
-    if not stripped or " " in stripped:
-        return False
-    return bool(re.fullmatch(r"[A-Za-z_][\w.:#]*", stripped)) and (
-        "_" in stripped or "." in stripped or bool(re.search(r"[a-z][A-Z]", stripped))
-    )

@@ -22,7 +22,14 @@ from groundls import wire
 from groundls.lsp import args as a
 from groundls.lsp.args import ArgError
 from groundls.lsp.folders import Folder, Folders
-from groundls.results import AnswerError, Citation, Hit, IndexReport
+from groundls.results import (
+    CONFIDENCE_LEVELS,
+    AnswerError,
+    Citation,
+    Hit,
+    IndexReport,
+    SearchResult,
+)
 from groundls.search.fusion import best_of
 
 log = logging.getLogger("groundls.lsp.commands")
@@ -100,7 +107,17 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
         if folder.workspace is not None
     ]
     hits = best_of(groups, filters.k or call.default_k)
-    return {"hits": [wire.hit_json(h, f) for f, h in hits], **_indexing_note(folders)}
+    surest = min(
+        (result for _, result in groups),
+        key=lambda r: CONFIDENCE_LEVELS.index(r.confidence),
+        default=SearchResult(),
+    )
+    return {
+        "hits": [wire.hit_json(h, f) for f, h in hits],
+        "confidence": surest.confidence,
+        "confidenceReason": surest.reason,
+        **_indexing_note(folders),
+    }
 
 
 def _find_chunk(call: Call, chunk_id: str) -> tuple[Folder, Hit]:

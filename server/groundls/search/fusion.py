@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -45,19 +44,6 @@ def cap_per_file(ordered: Sequence[tuple[int, str]], max_per_file: int) -> list[
             counts[path] = counts.get(path, 0) + 1
             kept.append(item)
     return kept
-
-
-_IDENT_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def query_identifiers(query: str) -> set[str]:
-    """Identifier-looking tokens of a query (``snake_case``, ``camelCase``, ``a.b`` parts), lower-cased."""
-    out: set[str] = set()
-    for token in re.findall(r"[A-Za-z_][\w.]*", query):
-        for part in token.split("."):
-            if "_" in part or re.search(r"[a-z][A-Z]", part) or token != part:
-                out.add(part.lower())
-    return {t for t in out if _IDENT_TOKEN.fullmatch(t)}
 
 
 def merge_adjacent(hits: list[Hit], gap: int = 2, max_lines: int = 80) -> list[Hit]:

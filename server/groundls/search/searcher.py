@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from groundls.chunkers.textrules import is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import Store
-from groundls.index.terms import looks_like_identifier, match_expression, query_terms
-from groundls.results import Hit, SearchFilters
+from groundls.index.terms import index_terms, match_expression
+from groundls.results import Hit, SearchFilters, SearchResult
+from groundls.search import signals
 from groundls.search.fusion import (
     RankedList,
     cap_per_file,
     merge_adjacent,
-    query_identifiers,
     rrf,
 )
+from groundls.search.query import Query, analyse
 
 #: Candidates taken from each list before fusion.
 CANDIDATES = 50
@@ -27,8 +27,8 @@ SECTION_LINES = 60
 #: How much each embedding space's list counts in the fusion, by the script of the query.
 #: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
 SPACE_WEIGHTS = {
-    "latin": {"minilm": 1.0, "use": 0.3},
-    "cjk": {"minilm": 0.5, "use": 1.0},
+    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3},
+    "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0},
 }
 #: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
 #: ranking beat USE-only (nDCG@10 0.72 vs 0.66), and 1.5x gave the best fusion.
@@ -48,69 +48,75 @@ class Searcher:
         self.models = models
         self.config = config
 
-    def search(self, query: str, filters: SearchFilters) -> list[Hit]:
-        """Hybrid search; ``[]`` means nothing in the workspace is relevant enough."""
-        query = query.strip()
-        if not query:
-            return []
+    def search(self, query: str, filters: SearchFilters) -> SearchResult:
+        """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure."""
+        q = analyse(query)
+        if not q.text:
+            return SearchResult()
         cfg = self.config
         k = filters.k or cfg.k
         candidates = CANDIDATES * (4 if filters.paths else 1)
         lists: list[RankedList] = []
-        best_similarity = 0.0
-        script = "cjk" if is_cjk(query) else "latin"
+        tops: dict[str, int] = {}
         for space in self.policy.all_spaces:
-            weight = cfg.vector_weight * SPACE_WEIGHTS[script].get(space, 1.0)
+            weight = cfg.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             if weight <= 0:
                 continue
-            vector = self.models.query_vector(space, query)
-            found = self.store.knn(space, vector, candidates, filters)
-            if found:
-                best_similarity = max(best_similarity, 1.0 - found[0][1])
-            lists.append(RankedList(f"vector:{space}", weight, [r for r, _ in found]))
-            if script == "latin" and space in UNIQUE_BOOST:
-                # What only this space holds (Japanese prose) has no MiniLM list to rank it:
-                # give those chunks a full-weight list so English questions reach Japanese docs.
-                only_here = self.store.rowids_only_in(space, [r for r, _ in found])
-                unique = [r for r, _ in found if r in only_here]
+            vector = self.models.query_vector(space, q.text)
+            found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+            lists.append(RankedList(f"vector:{space}", weight, found))
+            if weight >= 1.0 and found:
+                tops[space] = found[0]
+            if q.script == "latin" and space in UNIQUE_BOOST:
+                # What only this space holds (Japanese prose) has no list of its own for an
+                # English question: give those chunks a full-weight list so they can be reached.
+                only_here = self.store.rowids_only_in(space, found)
+                unique = [r for r in found if r in only_here]
                 lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
             if space == PARTS_SPACE:
                 # Japanese prose by its best sentence, weighted as that prose's own list is
                 by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
-                parts_weight = weight if script == "cjk" else UNIQUE_BOOST.get(space, weight)
+                parts_weight = weight if q.script == "cjk" else UNIQUE_BOOST.get(space, weight)
                 ids = [r for r, _ in by_sentence]
                 lists.append(RankedList(f"vector:{space}:sentences", parts_weight, ids))
-        terms = query_terms(query)
-        identifier_query = looks_like_identifier(query)
-        keyword_weight = cfg.keyword_weight * KEYWORD_BOOST[script]
-        if identifier_query:
-            keyword_weight *= 2.0
+        keyword_weight = (
+            cfg.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
+        )
         keyword_ids: list[int] = []
-        if terms:
-            found_kw = self.store.keyword(match_expression(terms), candidates, filters)
-            keyword_ids = [r for r, _ in found_kw]
+        if q.terms:
+            expression = match_expression(list(q.terms))
+            keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             lists.append(RankedList("keyword", keyword_weight, keyword_ids))
+        defining = self.store.definitions(sorted(q.identifiers), candidates, filters)
+        if defining:
+            # the symbol table: definitions of a queried name join even when no list found them
+            lists.append(
+                RankedList("definitions", keyword_weight if q.is_symbol else 1.0, defining)
+            )
         scores = rrf(lists)
         if not scores:
-            return []
-        exact_identifier = identifier_query and bool(keyword_ids)
-        if best_similarity < cfg.min_similarity and not exact_identifier:
-            return []  # nothing is close enough: say so rather than return noise
-        identifiers = query_identifiers(query)
-        if identifiers:
-            symbols = self.store.symbols_by_rowid(list(scores))
-            for rowid, symbol in symbols.items():
-                if symbol and symbol.lower() in identifiers:
-                    scores[rowid] *= 1.5  # a definition beats a mention
-        ordered = sorted(scores, key=scores.__getitem__, reverse=True)
-        hits = self.store.hits_by_rowid(ordered[: max(candidates, k * 8)])
+            return SearchResult()
+        ordered = sorted(scores, key=scores.__getitem__, reverse=True)[: max(candidates, k * 8)]
+        hits = self.store.hits_by_rowid(ordered)
+        symbols = self.store.symbols_by_rowid(ordered)
+        for rowid in ordered:
+            if rowid in hits:
+                scores[rowid] *= signals.multiplier(q, hits[rowid], symbols.get(rowid, ""))
+        signals.coherence(scores, {r: hits[r].path for r in ordered if r in hits})
+        ordered.sort(key=scores.__getitem__, reverse=True)
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         merged = merge_adjacent([_scored(hits[r], scores[r]) for r in ranked])
         if SECTION_LINES:
             merged = merge_adjacent([self._expand_section(h) for h in merged])
+        merged = signals.spread(merged)
         by_id = {h.chunk_id: h for h in merged}
-        kept = cap_per_file([(h.chunk_id, h.path) for h in merged], cfg.max_per_file)[:k]
-        return [by_id[c] for c in kept]
+        kept = [
+            by_id[c]
+            for c in cap_per_file([(h.chunk_id, h.path) for h in merged], cfg.max_per_file)[:k]
+        ]
+        top = ranked[0] if ranked else None
+        confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
+        return SearchResult(tuple(kept), confidence if kept else "none", reason if kept else "")
 
     def _expand_section(self, hit: Hit) -> Hit:
         """A doc hit reports its whole section when the section is short (small-to-big)."""
@@ -167,3 +173,30 @@ def _overlaps(a: Hit, b: Hit) -> bool:
 
 def _scored(hit: Hit, score: float) -> Hit:
     return replace(hit, score=round(score, 6))
+
+
+def _confidence(
+    q: Query,
+    top: int | None,
+    hits: dict[int, Hit],
+    symbols: dict[int, str],
+    keyword_ids: list[int],
+    vector_tops: dict[str, int],
+) -> tuple[str, str]:
+    """How sure the search is, from evidence that means the same for every model and corpus:
+    the top hit defines the queried name; keyword and vector search agree on it (it is among the
+    first keyword hits and is the nearest chunk of a space that reads the query's script); it
+    holds most of the query's words."""
+    if top is None:
+        return "none", ""
+    hit = hits[top]
+    if symbols.get(top, "").lower() in q.identifiers and symbols.get(top):
+        return "high", "defines the queried name"
+    agree = top in keyword_ids[:10] and top in vector_tops.values()
+    have = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
+    coverage = len(set(q.terms) & have) / len(q.terms) if q.terms else 0.0
+    if agree and coverage >= 0.5:
+        return "high", "keyword and meaning agree"
+    if agree or coverage >= 0.5:
+        return "medium", "keyword and meaning agree" if agree else "holds most query words"
+    return "low", "nearest match only"

@@ -1,0 +1,63 @@
+"""What a search query is: its script, whether it names a symbol, its identifiers and words."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from groundls.chunkers.textrules import STOPWORDS, is_cjk, split_identifier
+from groundls.index.terms import query_terms
+
+_SYMBOL_QUERY = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+@dataclass(frozen=True)
+class Query:
+    """A search query, analysed once for every ranking signal."""
+
+    text: str
+    #: "cjk" when the query has Japanese letters, else "latin"
+    script: str
+    #: the whole query is one bare or qualified identifier (``Request``, ``Context.invoke``)
+    is_symbol: bool
+    #: lower-cased names that may be defined somewhere (for the definition boost)
+    identifiers: frozenset[str]
+    #: lower-cased content words, identifiers split (for file and directory names)
+    words: frozenset[str]
+    #: FTS5 keyword terms
+    terms: tuple[str, ...]
+
+
+def analyse(text: str) -> Query:
+    text = text.strip()
+    stripped = text.strip("`'\"")
+    is_symbol = bool(_SYMBOL_QUERY.fullmatch(stripped)) and " " not in stripped
+    identifiers: set[str] = set()
+    for token in _TOKEN.findall(text):
+        parts = re.split(r"\.|::|#|->", token)
+        looks_like_code = (
+            is_symbol
+            or len(parts) > 1
+            or "_" in token
+            or bool(re.search(r"[a-z][A-Z]", token))
+            or bool(re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token))
+        )
+        if looks_like_code:
+            identifiers.update(p.lower() for p in parts if p)
+            identifiers.add(token.lower())
+    words = {
+        part
+        for word in _WORD.findall(text)
+        for part in split_identifier(word)
+        if len(part) > 2 and part not in STOPWORDS
+    }
+    return Query(
+        text=text,
+        script="cjk" if is_cjk(text) else "latin",
+        is_symbol=is_symbol,
+        identifiers=frozenset(identifiers),
+        words=frozenset(words),
+        terms=tuple(query_terms(text)),
+    )

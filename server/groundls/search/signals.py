@@ -1,0 +1,136 @@
+"""Ranking signals that hold for code and docs in general, applied to fused scores.
+
+Each signal is a multiplier chosen from what is true of repositories, not fitted to a query set:
+the chunk that defines a queried name is the answer to that name; a file or folder named like
+the question is about it; tests, examples, vendored and compatibility code restate what the
+real code does; a file that matches in several places is more likely about the question; and
+ten hits from one file crowd out the other places a user needs to see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from groundls.chunkers.textrules import split_identifier
+from groundls.results import Hit
+from groundls.search.query import Query
+
+#: A definition of a name the query is exactly about, or that a question mentions.
+DEFINES_QUERIED_SYMBOL = 2.0
+DEFINES_MENTIONED_SYMBOL = 1.5
+#: Per query word found in the file stem or the names of its two nearest folders (at most two).
+PATH_WORD = 0.25
+#: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files.
+NOISE = 0.7
+#: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
+COHERENCE_STEP = 0.1
+COHERENCE_CAP = 1.3
+#: The n-th hit of the same file keeps DECAY ** (n - 1) of its score.
+DECAY = 0.75
+
+_NOISE_DIRS = frozenset(
+    [
+        "test",
+        "tests",
+        "testing",
+        "spec",
+        "specs",
+        "__tests__",
+        "__mocks__",
+        "fixtures",
+        "testdata",
+        "example",
+        "examples",
+        "sample",
+        "samples",
+        "demo",
+        "demos",
+        "bench",
+        "benches",
+        "benchmark",
+        "benchmarks",
+        "vendor",
+        "vendored",
+        "third_party",
+        "thirdparty",
+        "external",
+        "deps",
+        "compat",
+        "legacy",
+        "deprecated",
+    ]
+)
+_NOISE_FILE = re.compile(
+    r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs|php|swift)$|^conftest\.py$"
+    r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\.)",
+    re.IGNORECASE,
+)
+_ASKS_FOR_NOISE = frozenset(
+    [
+        "test",
+        "tests",
+        "testing",
+        "spec",
+        "example",
+        "examples",
+        "sample",
+        "demo",
+        "benchmark",
+        "compat",
+        "legacy",
+    ]
+)
+
+
+def path_words(path: str) -> set[str]:
+    """Words of a file's stem and of its two nearest folder names (identifiers split)."""
+    pure = PurePosixPath(path)
+    names = [pure.stem, *[p for p in pure.parent.parts[-2:]]]
+    return {w for name in names for w in split_identifier(name) if len(w) > 2}
+
+
+def is_noise(path: str) -> bool:
+    pure = PurePosixPath(path)
+    if any(part.lower() in _NOISE_DIRS for part in pure.parent.parts):
+        return True
+    return bool(_NOISE_FILE.search(pure.name))
+
+
+def multiplier(query: Query, hit: Hit, symbol: str) -> float:
+    """The product of the per-chunk signals for one candidate."""
+    factor = 1.0
+    if symbol and symbol.lower() in query.identifiers:
+        factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
+    matched = len(query.words & path_words(hit.path))
+    factor *= 1.0 + PATH_WORD * min(matched, 2)
+    if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
+        factor *= NOISE
+    return factor
+
+
+def coherence(scores: dict[int, float], paths: dict[int, str]) -> None:
+    """Lift the best chunk of each file by how many of the file's chunks are candidates."""
+    best: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for rowid, path in paths.items():
+        count[path] = count.get(path, 0) + 1
+        if path not in best or scores[rowid] > scores[best[path]]:
+            best[path] = rowid
+    for path, rowid in best.items():
+        extra = count[path] - 1
+        if extra:
+            scores[rowid] *= min(COHERENCE_CAP, 1.0 + COHERENCE_STEP * extra)
+
+
+def spread(hits: Sequence[Hit]) -> list[Hit]:
+    """Re-order so the n-th hit of a file counts ``DECAY ** (n - 1)``: other files get a turn."""
+    seen: dict[str, int] = {}
+    decayed: list[tuple[float, int, Hit]] = []
+    for order, hit in enumerate(hits):
+        n = seen.get(hit.path, 0)
+        seen[hit.path] = n + 1
+        decayed.append((hit.score * DECAY**n, -order, hit))
+    decayed.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [hit for _, _, hit in decayed]
