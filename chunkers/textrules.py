@@ -6,6 +6,7 @@ all import them from here, so Japanese text is recognised the same way everywher
 
 from __future__ import annotations
 
+import functools
 import re
 
 # -- script classes (bodies of a regex character class) -----------------------------------------
@@ -73,10 +74,13 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 def split_identifier(word: str) -> list[str]:
     """``parseArgs`` -> [parse, args]; ``max_content_width`` -> [max, content, width]."""
-    parts: list[str] = []
-    for piece in word.split("_"):
-        parts.extend(m.group(0) for m in _CAMEL.finditer(piece))
-    return [p.lower() for p in parts if p]
+    return list(_split_identifier(word))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split_identifier(word: str) -> tuple[str, ...]:
+    # code repeats its names endlessly: indexing splits the same words millions of times
+    return tuple(p.lower() for p in _CAMEL.findall(word.replace("_", " ")) if p)
 
 
 # -- stopwords ------------------------------------------------------------------------------------

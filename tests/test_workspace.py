@@ -15,6 +15,8 @@ from tests.helpers.fakes import FakeEmbedder
 
 
 def open_workspace(ws: Path, tmp_path: Path, embedders, **config) -> Workspace:
+    # logic tests: fake vectors, and no answer model rewriting Japanese questions
+    config.setdefault("search", {}).setdefault("rewrite_questions", False)
     cfg, warnings = Config.from_dict(config)
     assert not warnings
     return Workspace.open(ws, cfg, tmp_path / "index", embedders=embedders)

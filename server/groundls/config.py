@@ -20,6 +20,9 @@ class SearchConfig:
     keyword_weight: float = 2.0
     #: 0 = no cap. Measured: a cap of 3 cost 0.03 nDCG@10 on a small doc corpus, gained nothing on code.
     max_per_file: int = 0
+    #: Japanese questions in a workspace with code or English text are also searched as English
+    #: words written by the local answer model (1-2 s on two cores, cached per question).
+    rewrite_questions: bool = True
 
 
 @dataclass

@@ -80,6 +80,8 @@ class SearchResult(Sequence[Hit]):
     confidence: str = "none"
     #: why, in a few words (shown beside the confidence)
     reason: str = ""
+    #: the English words a Japanese question was also searched with ("" = none)
+    searched_as: str = ""
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

@@ -95,6 +95,7 @@ def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str
         "hits": [hit_json(h, folder) for h in result],
         "confidence": result.confidence,
         ("confidence_reason" if folder is None else "confidenceReason"): result.reason,
+        ("searched_as" if folder is None else "searchedAs"): result.searched_as,
     }
 
 

@@ -64,7 +64,9 @@ class Workspace:
         self.policy = SpacePolicy(config.embedders)
         self.models = Embedders(embedders)
         self.indexer = Indexer(root, config, self.store, self.policy, self.models)
-        self.searcher = Searcher(self.store, self.policy, self.models, config.search)
+        self.searcher = Searcher(
+            self.store, self.policy, self.models, config.search, rewrite=self._english_query
+        )
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()
 
@@ -147,6 +149,10 @@ class Workspace:
         return self.searcher.section_neighbours(hit)
 
     # -- answers -----------------------------------------------------------------------------
+
+    def _english_query(self, question: str) -> str | None:
+        """A Japanese question as English search words, by the answer model (if installed)."""
+        return self.answers.english_query(question)
 
     @property
     def answers(self) -> AnswerService:

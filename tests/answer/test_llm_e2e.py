@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from groundls.chunkers.textrules import is_cjk
 
 from groundls.answer import model_files
 from groundls.answer.prompt import detect_language
@@ -204,3 +205,30 @@ def test_cli_ask_streams_text_then_lists_sources(ws_root, index_dir, service, cl
     assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
     assert len(reads) > 2, "the answer was not streamed"
     assert "Sources:" in text and "docs/logging.ja.md:" in text
+
+
+def test_japanese_question_about_english_code_is_searched_in_english_too(tmp_path):
+    from groundls.config import Config
+    from groundls.workspace import Workspace
+
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "pager.py").write_text(
+        "def echo_via_pager(text):\n"
+        '    """Show long text one screen at a time through a pager program."""\n'
+        "    pager = os.environ.get('PAGER', 'less')\n"
+        "    run(pager, text)\n",
+        encoding="utf-8",
+    )
+    (ws / "src" / "colors.py").write_text(
+        "def style(text, fg=None):\n    return ansi(fg) + text + RESET\n", encoding="utf-8"
+    )
+    workspace = Workspace.open(ws, Config(), tmp_path / "index")
+    try:
+        workspace.index()
+        result = workspace.search("長いテキストをページャーで1画面ずつ表示する関数はどこ？")
+        assert result.searched_as, "the question was rewritten as English words"
+        assert not is_cjk(result.searched_as)
+        assert result[0].path == "src/pager.py"
+    finally:
+        workspace.close()

@@ -18,7 +18,12 @@ import {
   type ReindexResult,
   type StatusResult,
 } from "./common/protocol";
-import { composeQuestion, hitItem, type SelectionContext } from "./common/question";
+import {
+  composeQuestion,
+  hitItem,
+  hitsPlaceholder,
+  type SelectionContext,
+} from "./common/question";
 import { statusSummary } from "./common/statusView";
 import { CLIENT_TOKEN_PREFIX, type ServerController } from "./client";
 import { AnswerPanel, openTarget, StatusPanel } from "./panels";
@@ -174,13 +179,13 @@ export class Commands {
   }
 
   /** Show hits in a quick pick; the chosen one opens at its range. */
-  private async pickHit(hits: Hit[], title: string): Promise<Hit | undefined> {
-    const items = hits.map((hit) => ({ ...hitItem(hit), hit }));
+  private async pickHit(result: HitsResult, title: string): Promise<Hit | undefined> {
+    const items = result.hits.map((hit) => ({ ...hitItem(hit), hit }));
     const picked = await vscode.window.showQuickPick(items, {
       title,
       matchOnDescription: true,
       matchOnDetail: true,
-      placeHolder: `${hits.length} result(s): pick one to open it`,
+      placeHolder: hitsPlaceholder(result),
     });
     if (!picked) {
       return undefined;
@@ -227,7 +232,7 @@ export class Commands {
         this.noHits(`"${query}"`, result);
         return undefined;
       }
-      return await this.pickHit(result.hits, `groundls: ${query}`);
+      return await this.pickHit(result, `groundls: ${query}`);
     } catch (error) {
       void vscode.window.showErrorMessage(`groundls: Search failed: ${message(error)}`);
       return undefined;
@@ -255,7 +260,7 @@ export class Commands {
         return undefined;
       }
       const source = result.source?.title ? ` “${result.source.title}”` : "";
-      return await this.pickHit(result.hits, `groundls: similar to${source}`);
+      return await this.pickHit(result, `groundls: similar to${source}`);
     } catch (error) {
       void vscode.window.showErrorMessage(`groundls: Find similar failed: ${message(error)}`);
       return undefined;

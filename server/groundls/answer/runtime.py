@@ -75,6 +75,14 @@ class LocalLLM:
     def loaded(self) -> bool:
         return self._llm is not None
 
+    @property
+    def busy(self) -> bool:
+        """Another thread is generating with this model right now."""
+        if not self._lock.acquire(blocking=False):
+            return True
+        self._lock.release()
+        return False
+
     # lifecycle
 
     def load(self) -> Any:

@@ -19,6 +19,7 @@ from groundls.answer.prompt import (
     excerpt_label,
     fit_excerpts,
 )
+from groundls.answer.rewrite import QueryRewriter
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 from groundls.results import Answer, AnswerError, Citation, Hit, SearchFilters, SearchResult
@@ -115,6 +116,7 @@ class AnswerService:
         self._load_error = ""
         self._resolve_lock = threading.Lock()
         self._shared = False
+        self._rewriter = QueryRewriter()
 
     # model resolution
 
@@ -134,6 +136,11 @@ class AnswerService:
                     self._shared = True
                 self._resolved = True
             return self._llm
+
+    def english_query(self, question: str) -> str | None:
+        """The question as English search words by the answer model (None: no model, busy,
+        or no usable reply); see :mod:`groundls.answer.rewrite`."""
+        return self._rewriter.english(self._model(), question)
 
     @property
     def model_name(self) -> str:

@@ -150,16 +150,18 @@ class StoreReads:
     def definitions(
         self, names: Sequence[str], k: int, scope: SearchFilters | None = None
     ) -> list[int]:
-        """Chunks that define one of ``names`` (any case): the symbol table of the index."""
+        """Chunks that define one of ``names``: the symbol table of the index. Definitions
+        spelled exactly as asked come first, then the same names in another case."""
         if not names:
             return []
         where, params = _filters(scope)
         marks = ",".join("?" * len(names))
         sql = (
             f"SELECT id FROM chunks WHERE symbol COLLATE NOCASE IN ({marks}){where}"
-            " ORDER BY length(text) DESC LIMIT ?"
+            f" ORDER BY symbol IN ({marks}) DESC, length(text) DESC LIMIT ?"
         )
-        return [r[0] for r in self.conn.execute(sql, [*names, *params, k]).fetchall()]
+        rows = self.conn.execute(sql, [*names, *params, *names, k]).fetchall()
+        return [r[0] for r in rows]
 
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
         row = self.conn.execute(
@@ -167,6 +169,13 @@ class StoreReads:
             (path, json.dumps(list(breadcrumb), ensure_ascii=False)),
         ).fetchone()
         return (row[0] or 0, row[1] or 0)
+
+    def has_chunks_in(self, space: str) -> bool:
+        """Whether any chunk is embedded in ``space``."""
+        row = self.conn.execute(
+            "SELECT 1 FROM chunks WHERE ',' || space || ',' LIKE ? LIMIT 1", (f"%,{space},%",)
+        ).fetchone()
+        return row is not None
 
     def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
         """The chunks among ``rowids`` embedded in ``space`` and in no other space."""

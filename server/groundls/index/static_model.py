@@ -19,6 +19,7 @@ first use.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -132,7 +133,16 @@ def ensure() -> Path:
 def identifier_words(text: str) -> str:
     """Identifiers as the words they are made of (``parseArgs`` -> ``parse args``); WordPiece
     would otherwise cut them into meaningless pieces (``par ##sea ##rg ##s``)."""
-    return _IDENTIFIER.sub(lambda m: " ".join(split_identifier(m.group(0))) or m.group(0), text)
+    return _IDENTIFIER.sub(_identifier_words, text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words_of(identifier: str) -> str:
+    return " ".join(split_identifier(identifier)) or identifier
+
+
+def _identifier_words(match: re.Match[str]) -> str:
+    return _words_of(match.group(0))
 
 
 class StaticEmbedder:

@@ -8,6 +8,7 @@ normalised the same way and every term is quoted, so user text never reaches MAT
 
 from __future__ import annotations
 
+import functools
 import re
 
 from groundls.chunkers.textrules import (
@@ -21,16 +22,19 @@ from groundls.chunkers.textrules import (
 _WORD = re.compile(r"[A-Za-z0-9_]+|[\u00c0-\u024f]+")
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _word_terms(word: str) -> str:
+    """A word and, when it is an identifier of several parts, its parts."""
+    lower = word.lower()
+    parts = split_identifier(word)
+    if len(parts) > 1 or (parts and parts[0] != lower):
+        return " ".join([lower, *parts])
+    return lower
+
+
 def index_terms(text: str) -> str:
     """The term string stored in FTS5 for ``text``."""
-    out: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group(0)
-        lower = word.lower()
-        out.append(lower)
-        parts = split_identifier(word)
-        if len(parts) > 1 or (parts and parts[0] != lower):
-            out.extend(parts)
+    out = [_word_terms(word) for word in _WORD.findall(text)]
     for run in cjk_runs(text):
         out.extend(cjk_bigrams(run))
     return " ".join(out)

@@ -24,10 +24,14 @@ class Query:
     is_symbol: bool
     #: lower-cased names that may be defined somewhere (for the definition boost)
     identifiers: frozenset[str]
+    #: the same names as written (an exact-case definition is the surest)
+    names: frozenset[str]
     #: lower-cased content words, identifiers split (for file and directory names)
     words: frozenset[str]
     #: FTS5 keyword terms
     terms: tuple[str, ...]
+    #: the lower-cased words in query order (adjacent pairs may name one file: ``real IP``)
+    sequence: tuple[str, ...] = ()
 
 
 def analyse(text: str) -> Query:
@@ -35,6 +39,7 @@ def analyse(text: str) -> Query:
     stripped = text.strip("`'\"")
     is_symbol = bool(_SYMBOL_QUERY.fullmatch(stripped)) and " " not in stripped
     identifiers: set[str] = set()
+    names: set[str] = set()
     for token in _TOKEN.findall(text):
         parts = re.split(r"\.|::|#|->", token)
         looks_like_code = (
@@ -45,8 +50,9 @@ def analyse(text: str) -> Query:
             or bool(re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token))
         )
         if looks_like_code:
-            identifiers.update(p.lower() for p in parts if p)
-            identifiers.add(token.lower())
+            names.update(p for p in parts if p)
+            names.add(token)
+            identifiers.update(name.lower() for name in names)
     words = {
         part
         for word in _WORD.findall(text)
@@ -58,6 +64,8 @@ def analyse(text: str) -> Query:
         script="cjk" if is_cjk(text) else "latin",
         is_symbol=is_symbol,
         identifiers=frozenset(identifiers),
+        names=frozenset(names),
         words=frozenset(words),
         terms=tuple(query_terms(text)),
+        sequence=tuple(w.lower() for w in _WORD.findall(text)),
     )

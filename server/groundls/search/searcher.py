@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from groundls.config import SearchConfig
@@ -35,18 +36,39 @@ SPACE_WEIGHTS = {
 KEYWORD_BOOST = {"latin": 1.0, "cjk": 1.5}
 #: Extra weight, for Latin-script queries, of the chunks only this space holds.
 UNIQUE_BOOST = {"use": 1.0}
+#: Spaces that read English only: an English rewrite of a Japanese question is searched there.
+LATIN_SPACES = ("static", "minilm")
+
+#: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
+Rewrite = Callable[[str], "str | None"]
 
 
 class Searcher:
     """Answers searches and "similar" lookups from one store."""
 
     def __init__(
-        self, store: Store, policy: SpacePolicy, models: Embedders, config: SearchConfig
+        self,
+        store: Store,
+        policy: SpacePolicy,
+        models: Embedders,
+        config: SearchConfig,
+        rewrite: Rewrite | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
         self.models = models
         self.config = config
+        self.rewrite = rewrite
+
+    def _english(self, q: Query) -> Query | None:
+        """A Japanese question as English words, when the index holds text that reads English."""
+        if q.script != "cjk" or not self.config.rewrite_questions or self.rewrite is None:
+            return None
+        spaces = [s for s in LATIN_SPACES if s in self.policy.all_spaces]
+        if not any(self.store.has_chunks_in(s) for s in spaces):
+            return None
+        text = self.rewrite(q.text)
+        return analyse(text) if text else None
 
     def search(self, query: str, filters: SearchFilters) -> SearchResult:
         """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure."""
@@ -87,7 +109,23 @@ class Searcher:
             expression = match_expression(list(q.terms))
             keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             lists.append(RankedList("keyword", keyword_weight, keyword_ids))
-        defining = self.store.definitions(sorted(q.identifiers), candidates, filters)
+        english = self._english(q)
+        if english is not None:
+            # the English rewrite searched as an English question would be
+            for space in LATIN_SPACES:
+                if space in self.policy.all_spaces:
+                    vector = self.models.query_vector(space, english.text)
+                    found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+                    lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, found))
+                    if found:
+                        tops[space] = found[0]
+            if english.terms:
+                expression = match_expression(list(english.terms))
+                found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+                lists.append(RankedList("keyword:english", cfg.keyword_weight, found))
+                keyword_ids = found + [r for r in keyword_ids if r not in found]
+            q = replace(english, text=q.text, script=q.script)
+        defining = self.store.definitions(sorted(q.names), candidates, filters)
         if defining:
             # the symbol table: definitions of a queried name join even when no list found them
             lists.append(
@@ -102,7 +140,9 @@ class Searcher:
         for rowid in ordered:
             if rowid in hits:
                 scores[rowid] *= signals.multiplier(q, hits[rowid], symbols.get(rowid, ""))
-        signals.coherence(scores, {r: hits[r].path for r in ordered if r in hits})
+        signals.coherence(
+            scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}
+        )
         ordered.sort(key=scores.__getitem__, reverse=True)
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         merged = merge_adjacent([_scored(hits[r], scores[r]) for r in ranked])
@@ -116,7 +156,12 @@ class Searcher:
         ]
         top = ranked[0] if ranked else None
         confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
-        return SearchResult(tuple(kept), confidence if kept else "none", reason if kept else "")
+        return SearchResult(
+            tuple(kept),
+            confidence if kept else "none",
+            reason if kept else "",
+            english.text if english is not None else "",
+        )
 
     def _expand_section(self, hit: Hit) -> Hit:
         """A doc hit reports its whole section when the section is short (small-to-big)."""

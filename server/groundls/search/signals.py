@@ -88,7 +88,34 @@ def path_words(path: str) -> set[str]:
     """Words of a file's stem and of its two nearest folder names (identifiers split)."""
     pure = PurePosixPath(path)
     names = [pure.stem, *[p for p in pure.parent.parts[-2:]]]
-    return {w for name in names for w in split_identifier(name) if len(w) > 2}
+    words = {w for name in names for w in split_identifier(name) if len(w) > 2}
+    return words | {name.lower() for name in names if len(name) > 2}
+
+
+def same_stem(a: str, b: str) -> bool:
+    """Two words of one stem (``recovery``/``recoverer``, ``utility``/``utils``, ``impls``/
+    ``implementations``): a shared prefix of at least four letters that leaves at most three
+    letters of the shorter word."""
+    if a == b:
+        return True
+    shorter = min(len(a), len(b))
+    if shorter < 4:
+        return False
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= max(4, shorter - 3)
+
+
+def path_matches(query: Query, path: str) -> int:
+    """How many query words name the file or its folders: same stem, or two adjacent query
+    words written as one name (``real IP`` -> ``realip.go``)."""
+    names = path_words(path)
+    matched = {w for w in query.words if any(same_stem(w, n) for n in names)}
+    joined = {a + b for a, b in zip(query.sequence, query.sequence[1:], strict=False)}
+    return len(matched) + len(joined & names)
 
 
 def is_noise(path: str) -> bool:
@@ -101,17 +128,29 @@ def is_noise(path: str) -> bool:
 def multiplier(query: Query, hit: Hit, symbol: str) -> float:
     """The product of the per-chunk signals for one candidate."""
     factor = 1.0
-    if symbol and symbol.lower() in query.identifiers:
+    if symbol and symbol in query.names:
         factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
-    matched = len(query.words & path_words(hit.path))
-    factor *= 1.0 + PATH_WORD * min(matched, 2)
+    elif symbol and symbol.lower() in query.identifiers:
+        # same name in another case (``serialize`` for ``Serialize``): a weaker hint
+        factor *= DEFINES_MENTIONED_SYMBOL
+    factor *= 1.0 + PATH_WORD * min(path_matches(query, hit.path), 2)
     if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
         factor *= NOISE
     return factor
 
 
+def unit(hit: Hit) -> str:
+    """What one "place" is for coherence and spread: a source file holds one module, while a
+    document file holds many independent sections (a chapter), so there it is the section."""
+    if hit.kind == "code" or not hit.breadcrumb:
+        return hit.path
+    return hit.path + "#" + "/".join(hit.breadcrumb)
+
+
 def coherence(scores: dict[int, float], paths: dict[int, str]) -> None:
-    """Lift the best chunk of each file by how many of the file's chunks are candidates."""
+    """Lift the best chunk of each source file by how many of its chunks are candidates (the
+    caller passes code only: a long document section has many chunks without being more
+    relevant)."""
     best: dict[str, int] = {}
     count: dict[str, int] = {}
     for rowid, path in paths.items():
@@ -125,12 +164,14 @@ def coherence(scores: dict[int, float], paths: dict[int, str]) -> None:
 
 
 def spread(hits: Sequence[Hit]) -> list[Hit]:
-    """Re-order so the n-th hit of a file counts ``DECAY ** (n - 1)``: other files get a turn."""
+    """Re-order so the n-th hit of a place (see ``unit``) counts ``DECAY ** (n - 1)``: other
+    files and sections get a turn."""
     seen: dict[str, int] = {}
     decayed: list[tuple[float, int, Hit]] = []
     for order, hit in enumerate(hits):
-        n = seen.get(hit.path, 0)
-        seen[hit.path] = n + 1
+        place = unit(hit)
+        n = seen.get(place, 0)
+        seen[place] = n + 1
         decayed.append((hit.score * DECAY**n, -order, hit))
     decayed.sort(key=lambda item: (item[0], item[1]), reverse=True)
     return [hit for _, _, hit in decayed]

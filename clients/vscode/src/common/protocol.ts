@@ -32,6 +32,10 @@ export interface HitsResult {
   source?: Hit | null;
   message?: string;
   indexing?: boolean;
+  /** How sure the search is: "high", "medium", "low" or "none" (no hits). */
+  confidence?: string;
+  /** The evidence behind the confidence ("keyword and meaning agree"). */
+  confidenceReason?: string;
 }
 
 export interface Citation {

@@ -1,7 +1,7 @@
 /** Questions and quick-pick rows: the text sent to the server and how hits are listed. */
 
 import { locationLabel } from "./citations";
-import type { Hit } from "./protocol";
+import type { Hit, HitsResult } from "./protocol";
 
 /** Longest selection sent along with a question, in characters. */
 export const MAX_CONTEXT_CHARS = 1500;
@@ -55,4 +55,14 @@ export function hitItem(hit: Hit): HitItem {
     description: where,
     detail: oneLine(hit.snippet ?? "", 160),
   };
+}
+
+/** The quick pick's placeholder: how many hits and how sure the search is of them. */
+export function hitsPlaceholder(result: HitsResult): string {
+  const count = `${result.hits.length} result(s)`;
+  const confidence = result.confidence
+    ? ` · confidence ${result.confidence}${result.confidenceReason ? ` (${result.confidenceReason})` : ""}`
+    : "";
+  const lowNote = result.confidence === "low" ? ": nothing matched closely, nearest shown" : "";
+  return `${count}${confidence}${lowNote} · pick one to open it`;
 }

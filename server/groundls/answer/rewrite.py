@@ -1,0 +1,74 @@
+"""A Japanese question as English search words, written by the local answer model.
+
+Code and English docs share few words with a Japanese question, so keyword search finds nothing
+and English-only vectors read it poorly. The packaged model turns such a question into a short
+English query in one or two seconds (a one-sentence instruction, the question, a few dozen
+tokens out). Small models sometimes reply in Chinese, echo the Japanese or explain instead, so
+a reply is used only when it is a short line of Latin-script words; otherwise the search goes on
+without it. Replies are cached by question.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from groundls.chunkers.textrules import is_cjk
+
+INSTRUCTION = (
+    "Rewrite the user's question about a software project as a short English search query: "
+    "the technical words and likely function or class names only. Reply with the query only."
+)
+MAX_TOKENS = 40
+CACHE_SIZE = 512
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]{2,}")
+_NON_LATIN = re.compile(r"[^\x00-\x7f\u00c0-\u024f\u2018-\u201d]")
+_LABEL = re.compile(r"^(?:english\s+)?(?:search\s+)?query\s*:\s*", re.IGNORECASE)
+
+
+def clean_reply(reply: str) -> str | None:
+    """The reply as a query, or None when it is not a short line of English words."""
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = _LABEL.sub("", lines[0]).strip().strip("`\"'").strip()
+    if not text or len(text) > 200 or is_cjk(text) or _NON_LATIN.search(text):
+        return None
+    if len(_LATIN_WORD.findall(text)) < 1:
+        return None
+    return text
+
+
+class QueryRewriter:
+    """English search words for a question, from a model that may be absent or busy."""
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def english(self, model: Any, question: str) -> str | None:
+        """The question as English search words, or None (no model, busy, or an unusable reply).
+
+        A model busy answering another question is not waited for: the search goes on."""
+        with self._lock:
+            if question in self._cache:
+                self._cache.move_to_end(question)
+                return self._cache[question]
+        if model is None or getattr(model, "busy", False):
+            return None
+        messages = [
+            {"role": "system", "content": INSTRUCTION},
+            {"role": "user", "content": question},
+        ]
+        try:
+            reply = "".join(model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0))
+        except Exception:  # a broken model must not break search
+            return None
+        query = clean_reply(reply)
+        with self._lock:
+            self._cache[question] = query
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return query

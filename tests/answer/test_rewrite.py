@@ -1,0 +1,46 @@
+"""The Japanese-question rewriter: which model replies are used, caching, an absent or busy model."""
+
+from __future__ import annotations
+
+from groundls.answer.rewrite import QueryRewriter, clean_reply
+
+
+class ScriptedModel:
+    def __init__(self, reply: str, busy: bool = False) -> None:
+        self.reply = reply
+        self.busy = busy
+        self.calls = 0
+
+    def stream(self, messages, **kwargs):
+        self.calls += 1
+        yield self.reply
+
+
+def test_a_plain_english_reply_is_used_without_its_label_or_quotes():
+    assert clean_reply('Query: "pager for long output"\n') == "pager for long output"
+    assert (
+        clean_reply("echo_via_pager long output\nThis function ...") == "echo_via_pager long output"
+    )
+
+
+def test_replies_in_chinese_or_japanese_or_empty_are_rejected():
+    assert clean_reply("长输出分页显示") is None
+    assert clean_reply("長い出力をページ表示") is None
+    assert clean_reply("   ") is None
+    assert clean_reply("pager 分页") is None
+
+
+def test_the_model_is_asked_once_per_question():
+    model = ScriptedModel("pager for long output")
+    rewriter = QueryRewriter()
+    assert rewriter.english(model, "長い出力は？") == "pager for long output"
+    assert rewriter.english(model, "長い出力は？") == "pager for long output"
+    assert model.calls == 1
+
+
+def test_no_model_or_a_busy_model_means_no_rewrite():
+    rewriter = QueryRewriter()
+    assert rewriter.english(None, "長い出力は？") is None
+    busy = ScriptedModel("pager", busy=True)
+    assert rewriter.english(busy, "長い出力は？") is None
+    assert busy.calls == 0
