@@ -262,14 +262,20 @@ def test_each_answer_is_stored_in_history():
     assert "total_ms" in rec["timing"] and isinstance(rec["asked_at"], float)
 
 
-def test_a_low_confidence_search_is_not_found_without_calling_the_model():
-    model = FakeModel(["It is [1]."])
+def test_a_low_confidence_search_lets_the_model_judge_the_nearest_excerpts():
+    model = FakeModel(["The workspace does not say."])
     svc, workspace = service([UPLOAD], model)
     workspace.confidence = "low"  # only the nearest chunk, no keyword or agreement evidence
-    ans = svc.ask("how does billing work?")
+    svc.ask("how does billing work?")
     assert workspace.searches == ["how does billing work?"]
+    assert model.calls == 1
+
+
+def test_a_low_confidence_search_without_a_model_is_not_found():
+    svc, workspace = service([UPLOAD], None)
+    workspace.confidence = "low"
+    ans = svc.ask("how does billing work?")
     assert ans.mode == "not_found" and not ans.found and ans.citations == []
-    assert model.calls == 0
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "x" * 5000])

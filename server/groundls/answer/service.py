@@ -184,8 +184,10 @@ class AnswerService:
         language = detect_language(question)
         found = self.workspace.search(question, replace(filters, k=k or self.config.k))
         # a "low" search found only the nearest chunks, with no keyword or agreement evidence:
-        # the workspace does not hold the answer (seed 000 rule 1), so do not make one up
-        hits: list[Hit] = list(found) if found.confidence != "low" else []
+        # the model reads them and says "not found" when they do not answer (seed 000 rule 1);
+        # without a model to judge them, nothing is made of them
+        judged = found.confidence != "low" or self._model() is not None
+        hits: list[Hit] = list(found) if judged else []
         timing: dict[str, float | None] = {
             "retrieve_ms": _ms(t0),
             "first_token_ms": None,

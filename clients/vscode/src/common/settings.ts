@@ -7,7 +7,12 @@ export interface ServerConfig {
   maxFileBytes?: unknown;
   indexSecrets?: unknown;
   logLevel?: unknown;
-  search?: { k?: unknown; vectorWeight?: unknown; keywordWeight?: unknown };
+  search?: {
+    k?: unknown;
+    vectorWeight?: unknown;
+    keywordWeight?: unknown;
+    rewriteQuestions?: unknown;
+  };
   hover?: { enabled?: unknown; count?: unknown };
   answer?: { modelPath?: unknown; k?: unknown; timeLimitS?: unknown };
 }
@@ -31,6 +36,7 @@ export const SERVER_KEYS: readonly string[] = [
   "search.k",
   "search.vectorWeight",
   "search.keywordWeight",
+  "search.rewriteQuestions",
   "hover.enabled",
   "hover.count",
   "answer.modelPath",
