@@ -337,3 +337,14 @@ def test_a_model_change_of_the_sentence_space_re_embeds_its_sentences(
     }
     assert dims == {48}
     assert _part_rows(workspace)[0] == _part_rows(workspace)[1]
+
+
+def test_search_reports_the_share_of_query_words_the_workspace_holds(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    known = workspace.search("upload retry")
+    assert known and known.coverage == 1.0
+    half = workspace.search("upload qwxzvplmk")
+    assert half and half.coverage == 0.5

@@ -47,11 +47,14 @@ class FakeWorkspace:
         self.history_records: list[dict] = []
         self.searches: list[str] = []
         self.confidence = "high"
+        self.coverage = 1.0
 
     def search(self, query, filters=None):
         self.searches.append(query)
         hits = tuple(self.hits[: (filters.k if filters else None) or 10])
-        return SearchResult(hits, self.confidence if hits else "none")
+        return SearchResult(
+            hits, self.confidence if hits else "none", coverage=self.coverage if hits else 0.0
+        )
 
     def add_history(self, record):
         self.history_records.append(record)
@@ -269,6 +272,16 @@ def test_a_low_confidence_search_lets_the_model_judge_the_nearest_excerpts():
     svc.ask("how does billing work?")
     assert workspace.searches == ["how does billing work?"]
     assert model.calls == 1
+
+
+def test_a_low_confidence_search_for_words_the_workspace_lacks_is_not_found_at_once():
+    model = FakeModel(["Mercury boils at [1]."])
+    svc, workspace = service([UPLOAD], model)
+    workspace.confidence = "low"
+    workspace.coverage = 0.25  # one of four question words occurs in the workspace
+    ans = svc.ask("What is the boiling point of mercury on Venus?")
+    assert ans.mode == "not_found" and not ans.found and ans.citations == []
+    assert model.calls == 0
 
 
 def test_a_low_confidence_search_without_a_model_is_not_found():

@@ -90,6 +90,12 @@ def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
     return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak)
 
 
+#: A low-confidence search is answered only when at least this share of the question's words
+#: occur somewhere in the workspace (BENCHMARKS.md: answerable questions had 0.8-1.0 on the
+#: English sets, unanswerable ones 0.25-0.6).
+WORKSPACE_WORDS = 2 / 3
+
+
 class AnswerService:
     """Answers questions about one workspace; one instance per workspace, safe to call from threads.
 
@@ -183,10 +189,14 @@ class AnswerService:
         t0 = time.perf_counter()
         language = detect_language(question)
         found = self.workspace.search(question, replace(filters, k=k or self.config.k))
-        # a "low" search found only the nearest chunks, with no keyword or agreement evidence:
-        # the model reads them and says "not found" when they do not answer (seed 000 rule 1);
-        # without a model to judge them, nothing is made of them
-        judged = found.confidence != "low" or self._model() is not None
+        # a "low" search found only the nearest chunks, with no keyword or agreement evidence.
+        # When most of the question's words occur nowhere in the workspace it is not about this
+        # workspace: "not found" at once (seed 000 rule 1). Otherwise the model reads the
+        # excerpts and says "not found" when they do not answer; without a model, nothing is
+        # made of them.
+        judged = found.confidence != "low" or (
+            found.coverage >= WORKSPACE_WORDS and self._model() is not None
+        )
         hits: list[Hit] = list(found) if judged else []
         timing: dict[str, float | None] = {
             "retrieve_ms": _ms(t0),

@@ -133,6 +133,11 @@ class StoreReads:
         params: list[Any] = [expression, *filter_params, k]
         return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
 
+    def terms_present(self, expressions: Sequence[str]) -> int:
+        """How many of the (one-term) MATCH expressions occur anywhere in the workspace."""
+        sql = "SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1"
+        return sum(self.conn.execute(sql, (e,)).fetchone() is not None for e in expressions)
+
     def _rows_in(self, select: str, rowids: Sequence[int], *params: Any) -> list[Any]:
         """Rows of ``select`` whose ``{ids}`` placeholder becomes the list of ``rowids``."""
         if not rowids:

@@ -156,11 +156,13 @@ class Searcher:
         ]
         top = ranked[0] if ranked else None
         confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
+        present = self.store.terms_present([match_expression([t]) for t in q.terms])
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
+            present / len(q.terms) if q.terms else 0.0,
         )
 
     def _expand_section(self, hit: Hit) -> Hit:
