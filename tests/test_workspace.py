@@ -348,3 +348,5 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert known and known.coverage == 1.0
     half = workspace.search("upload qwxzvplmk")
     assert half and half.coverage == 0.5
+    japanese = workspace.search("ログレベルはどこで変更しますか")
+    assert japanese and japanese.coverage is None  # bigram coverage says little

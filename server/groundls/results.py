@@ -82,8 +82,9 @@ class SearchResult(Sequence[Hit]):
     reason: str = ""
     #: the English words a Japanese question was also searched with ("" = none)
     searched_as: str = ""
-    #: the share of the query's keyword terms that occur anywhere in the workspace (0..1)
-    coverage: float = 0.0
+    #: the share of the query's English words that occur anywhere in the workspace (0..1);
+    #: None when it says little (a Japanese question, or a workspace without English text)
+    coverage: float | None = None
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

@@ -53,7 +53,7 @@ class FakeWorkspace:
         self.searches.append(query)
         hits = tuple(self.hits[: (filters.k if filters else None) or 10])
         return SearchResult(
-            hits, self.confidence if hits else "none", coverage=self.coverage if hits else 0.0
+            hits, self.confidence if hits else "none", coverage=self.coverage if hits else None
         )
 
     def add_history(self, record):

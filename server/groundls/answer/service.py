@@ -194,9 +194,8 @@ class AnswerService:
         # workspace: "not found" at once (seed 000 rule 1). Otherwise the model reads the
         # excerpts and says "not found" when they do not answer; without a model, nothing is
         # made of them.
-        judged = found.confidence != "low" or (
-            found.coverage >= WORKSPACE_WORDS and self._model() is not None
-        )
+        lacks_words = found.coverage is not None and found.coverage < WORKSPACE_WORDS
+        judged = found.confidence != "low" or (not lacks_words and self._model() is not None)
         hits: list[Hit] = list(found) if judged else []
         timing: dict[str, float | None] = {
             "retrieve_ms": _ms(t0),

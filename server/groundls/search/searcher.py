@@ -156,14 +156,26 @@ class Searcher:
         ]
         top = ranked[0] if ranked else None
         confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
-        present = self.store.terms_present([match_expression([t]) for t in q.terms])
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
-            present / len(q.terms) if q.terms else 0.0,
+            self._coverage(q, english is not None),
         )
+
+    def _coverage(self, q: Query, rewritten: bool) -> float | None:
+        """The share of the query's English words that occur anywhere in the workspace; None
+        when that says little: Japanese bigrams are common to most Japanese text, and English
+        words cannot occur in a workspace without English text."""
+        if not q.terms or (q.script != "latin" and not rewritten):
+            return None
+        if not any(
+            self.store.has_chunks_in(s) for s in LATIN_SPACES if s in self.policy.all_spaces
+        ):
+            return None
+        present = self.store.terms_present([match_expression([t]) for t in q.terms])
+        return present / len(q.terms)
 
     def _expand_section(self, hit: Hit) -> Hit:
         """A doc hit reports its whole section when the section is short (small-to-big)."""

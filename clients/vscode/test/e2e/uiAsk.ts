@@ -76,9 +76,10 @@ async function main(): Promise<number> {
     log(`asked: ${QUESTION}`);
 
     const frame = answerFrame(page);
-    const cite = frame.locator(".answer a.cite").first();
-    await cite.waitFor({ timeout: 120000 });
-    await frame.locator(".sources a.cite").first().waitFor({ timeout: 30000 });
+    await frame.locator(".answer a.cite").first().waitFor({ timeout: 120000 });
+    // the source that holds the answer's paragraph, whichever number the ranking gave it
+    const cite = frame.locator('.sources a.cite[title^="docs/sessions.md"]').first();
+    await cite.waitFor({ timeout: 30000 });
     await frame.locator("footer.meta").waitFor({ timeout: 30000 });
     const body = await frame.locator("#root").innerText();
     log(
