@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from groundls.chunkers.textrules import is_cjk
 
 from groundls.config import Config
 from groundls.index.terms import match_expression, query_terms
@@ -344,9 +345,13 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
 ):
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     workspace.index()
-    known = workspace.search("upload retry")
+    code = SearchFilters(kinds=("code",))
+    known = workspace.search("upload retry", code)
     assert known and known.coverage == 1.0
-    half = workspace.search("upload qwxzvplmk")
+    half = workspace.search("upload qwxzvplmk", code)
     assert half and half.coverage == 0.5
     japanese = workspace.search("ログレベルはどこで変更しますか")
     assert japanese and japanese.coverage is None  # bigram coverage says little
+    about_japanese_docs = workspace.search("upload log level", SearchFilters(kinds=("doc",)))
+    assert any(is_cjk(h.text) for h in about_japanese_docs[:3])
+    assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words

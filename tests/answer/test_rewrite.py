@@ -10,10 +10,13 @@ class ScriptedModel:
         self.reply = reply
         self.busy = busy
         self.calls = 0
+        self.pieces_read = 0
 
     def stream(self, messages, **kwargs):
         self.calls += 1
-        yield self.reply
+        for piece in self.reply.split(" "):
+            self.pieces_read += 1
+            yield piece + " "
 
 
 def test_a_plain_english_reply_is_used_without_its_label_or_quotes():
@@ -44,3 +47,9 @@ def test_no_model_or_a_busy_model_means_no_rewrite():
     busy = ScriptedModel("pager", busy=True)
     assert rewriter.english(busy, "長い出力は？") is None
     assert busy.calls == 0
+
+
+def test_generation_stops_at_the_end_of_the_first_line():
+    model = ScriptedModel("pager long output\n This function shows text one page at a time")
+    assert QueryRewriter().english(model, "長い出力は？") == "pager long output"
+    assert model.pieces_read == 3  # nothing after the line break was generated

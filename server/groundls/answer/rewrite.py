@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from groundls.chunkers.textrules import is_cjk
@@ -41,6 +42,22 @@ def clean_reply(reply: str) -> str | None:
     return text
 
 
+def _first_line(pieces: Iterator[str]) -> str:
+    """The generated text up to its first line break; generation stops there (a query is one
+    line, and what a small model adds after it is explanation)."""
+    text = ""
+    try:
+        for piece in pieces:
+            text += piece
+            if "\n" in text.lstrip():
+                break
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+    return text
+
+
 class QueryRewriter:
     """English search words for a question, from a model that may be absent or busy."""
 
@@ -63,7 +80,7 @@ class QueryRewriter:
             {"role": "user", "content": question},
         ]
         try:
-            reply = "".join(model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0))
+            reply = _first_line(model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0))
         except Exception:  # a broken model must not break search
             return None
         query = clean_reply(reply)

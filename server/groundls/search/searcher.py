@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from groundls.chunkers.textrules import is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -161,14 +162,17 @@ class Searcher:
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
-            self._coverage(q, english is not None),
+            self._coverage(q, english is not None, kept),
         )
 
-    def _coverage(self, q: Query, rewritten: bool) -> float | None:
+    def _coverage(self, q: Query, rewritten: bool, hits: Sequence[Hit]) -> float | None:
         """The share of the query's English words that occur anywhere in the workspace; None
         when that says little: Japanese bigrams are common to most Japanese text, and English
-        words cannot occur in a workspace without English text."""
+        words cannot occur in Japanese text (an English question may be answered by a Japanese
+        passage among the first hits) or in a workspace without English text."""
         if not q.terms or (q.script != "latin" and not rewritten):
+            return None
+        if any(is_cjk(h.text) for h in hits[:3]):
             return None
         if not any(
             self.store.has_chunks_in(s) for s in LATIN_SPACES if s in self.policy.all_spaces
