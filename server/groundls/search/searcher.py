@@ -61,12 +61,19 @@ class Searcher:
         self.config = config
         self.rewrite = rewrite
 
+    @property
+    def _english_spaces(self) -> list[str]:
+        return [s for s in LATIN_SPACES if s in self.policy.all_spaces]
+
+    def _holds_english_text(self) -> bool:
+        """Whether any chunk is embedded in a space that reads English."""
+        return any(self.store.has_chunks_in(s) for s in self._english_spaces)
+
     def _english(self, q: Query) -> Query | None:
         """A Japanese question as English words, when the index holds text that reads English."""
         if q.script != "cjk" or not self.config.rewrite_questions or self.rewrite is None:
             return None
-        spaces = [s for s in LATIN_SPACES if s in self.policy.all_spaces]
-        if not any(self.store.has_chunks_in(s) for s in spaces):
+        if not self._holds_english_text():
             return None
         text = self.rewrite(q.text)
         return analyse(text) if text else None
@@ -113,13 +120,12 @@ class Searcher:
         english = self._english(q)
         if english is not None:
             # the English rewrite searched as an English question would be
-            for space in LATIN_SPACES:
-                if space in self.policy.all_spaces:
-                    vector = self.models.query_vector(space, english.text)
-                    found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-                    lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, found))
-                    if found:
-                        tops[space] = found[0]
+            for space in self._english_spaces:
+                vector = self.models.query_vector(space, english.text)
+                found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+                lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, found))
+                if found:
+                    tops[space] = found[0]
             if english.terms:
                 expression = match_expression(list(english.terms))
                 found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
@@ -174,9 +180,7 @@ class Searcher:
             return None
         if any(is_cjk(h.text) for h in hits[:3]):
             return None
-        if not any(
-            self.store.has_chunks_in(s) for s in LATIN_SPACES if s in self.policy.all_spaces
-        ):
+        if not self._holds_english_text():
             return None
         present = self.store.terms_present([match_expression([t]) for t in q.terms])
         return present / len(q.terms)
