@@ -1,8 +1,8 @@
 """Ranking signals that hold for code and docs in general, applied to fused scores.
 
 Each signal is a multiplier chosen from what is true of repositories, not fitted to a query set:
-the chunk that defines a queried name is the answer to that name; a file or folder named like
-the question is about it; tests, examples, vendored and compatibility code restate what the
+the chunk that defines a queried name is the answer to that name; a file or folder (or a document
+section) named like the question is about it; tests, examples, vendored and compatibility code restate what the
 real code does; a file that matches in several places is more likely about the question; and
 ten hits from one file crowd out the other places a user needs to see.
 """
@@ -20,8 +20,8 @@ from groundls.search.query import Query
 #: A definition of a name the query is exactly about, or that a question mentions.
 DEFINES_QUERIED_SYMBOL = 2.0
 DEFINES_MENTIONED_SYMBOL = 1.5
-#: Per query word found in the file stem or the names of its two nearest folders (at most two).
-PATH_WORD = 0.25
+#: Per query word that names the chunk's place (file and folders, or section headings; at most two).
+PLACE_WORD = 0.25
 #: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files.
 NOISE = 0.7
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
@@ -84,12 +84,17 @@ _ASKS_FOR_NOISE = frozenset(
 )
 
 
-def path_words(path: str) -> set[str]:
-    """Words of a file's stem and of its two nearest folder names (identifiers split)."""
-    pure = PurePosixPath(path)
-    names = [pure.stem, *[p for p in pure.parent.parts[-2:]]]
+def place_words(hit: Hit) -> set[str]:
+    """Words that name a chunk's place (see ``unit``): for a source file its stem and its two
+    nearest folder names, for a document section its headings (a document file is a chapter of
+    many topics, its sections are each about one)."""
+    if hit.kind == "code" or not hit.breadcrumb:
+        pure = PurePosixPath(hit.path)
+        names = [pure.stem, *[p for p in pure.parent.parts[-2:]]]
+    else:
+        names = [c for c in hit.breadcrumb if c]
     words = {w for name in names for w in split_identifier(name) if len(w) > 2}
-    return words | {name.lower() for name in names if len(name) > 2}
+    return words | {name.lower() for name in names if len(name) > 2 and " " not in name}
 
 
 def same_stem(a: str, b: str) -> bool:
@@ -109,10 +114,10 @@ def same_stem(a: str, b: str) -> bool:
     return common >= max(4, shorter - 3)
 
 
-def path_matches(query: Query, path: str) -> int:
-    """How many query words name the file or its folders: same stem, or two adjacent query
-    words written as one name (``real IP`` -> ``realip.go``)."""
-    names = path_words(path)
+def place_matches(query: Query, hit: Hit) -> int:
+    """How many query words name the chunk's place: same stem, or two adjacent query words
+    written as one name (``real IP`` -> ``realip.go``)."""
+    names = place_words(hit)
     matched = {w for w in query.words if any(same_stem(w, n) for n in names)}
     joined = {a + b for a, b in zip(query.sequence, query.sequence[1:], strict=False)}
     return len(matched) + len(joined & names)
@@ -133,7 +138,7 @@ def multiplier(query: Query, hit: Hit, symbol: str) -> float:
     elif symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
-    factor *= 1.0 + PATH_WORD * min(path_matches(query, hit.path), 2)
+    factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), 2)
     if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
         factor *= NOISE
     return factor

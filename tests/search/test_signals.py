@@ -1,0 +1,61 @@
+from groundls.results import Hit
+from groundls.search import signals
+from groundls.search.query import analyse
+
+
+def code(path: str, text: str = "x", score: float = 1.0, crumbs: tuple[str, ...] = ()) -> Hit:
+    return Hit("0" * 16, path, 1, 5, "code", "python", "code", "f", crumbs, text, score)
+
+
+def doc(path: str, crumbs: tuple[str, ...], score: float = 1.0) -> Hit:
+    return Hit("1" * 16, path, 1, 5, "doc", "markdown", "prose", crumbs[-1], crumbs, "x", score)
+
+
+def test_the_definition_of_a_queried_symbol_is_boosted_most_exact_case_first():
+    q = analyse("Request")
+    hit = code("src/app.py")
+    assert signals.multiplier(q, hit, "Request") == signals.DEFINES_QUERIED_SYMBOL
+    assert signals.multiplier(q, hit, "request") == signals.DEFINES_MENTIONED_SYMBOL
+    assert signals.multiplier(q, hit, "Response") == 1.0
+
+
+def test_a_source_file_is_placed_by_its_stem_and_folders():
+    q = analyse("where is the router middleware set up?")
+    assert signals.place_matches(q, code("src/middleware/router.go")) == 2
+    assert signals.place_matches(q, code("src/server/handler.go")) == 0
+
+
+def test_two_adjacent_query_words_may_be_one_file_name():
+    q = analyse("which IP address is trusted")
+    assert signals.place_matches(q, code("net/ipaddress.go")) == 1
+
+
+def test_a_document_section_is_placed_by_its_headings_not_its_file_name():
+    q = analyse("how do I configure shell completion?")
+    assert signals.place_matches(q, doc("docs/shell.md", ("Guide", "Completion"))) == 1
+    assert signals.place_matches(q, doc("docs/completion.md", ("Guide", "Install"))) == 0
+
+
+def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
+    hit = code("tests/test_app.py")
+    assert signals.is_noise("tests/test_app.py") and signals.is_noise("vendor/x/y.go")
+    assert not signals.is_noise("src/app.py")
+    assert signals.multiplier(analyse("request dispatch"), hit, "") == signals.NOISE
+    # asked for: no penalty (and the folder named "tests" matches the question)
+    assert signals.multiplier(analyse("request dispatch tests"), hit, "") == 1 + signals.PLACE_WORD
+
+
+def test_same_stem_joins_word_forms_but_not_short_prefixes():
+    assert signals.same_stem("utility", "utils") and signals.same_stem("recovery", "recoverer")
+    assert not signals.same_stem("map", "mapper")
+
+
+def test_coherence_lifts_the_best_chunk_of_a_file_with_several_candidates():
+    scores = {1: 1.0, 2: 0.5, 3: 0.9}
+    signals.coherence(scores, {1: "a.py", 2: "a.py", 3: "b.py"})
+    assert scores == {1: 1.0 + signals.COHERENCE_STEP, 2: 0.5, 3: 0.9}
+
+
+def test_spread_lets_other_places_through_before_a_files_later_hits():
+    hits = [code("a.py", score=1.0), code("a.py", score=0.9), code("b.py", score=0.8)]
+    assert [h.path for h in signals.spread(hits)] == ["a.py", "b.py", "a.py"]
