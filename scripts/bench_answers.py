@@ -1,18 +1,30 @@
-"""Measure grounded answers on the eval questions: citations, not-found, language, speed.
+"""Measure grounded answers on the eval questions: speed, hygiene, citations, language, not-found.
 
 Usage (from the repo, with the venv's python):
-    python scripts/bench_answers.py [--sets click,ja] [--style text|json] [--limit N]
-        [--context-tokens N] [--extractive] [--index-root DIR] [--out results.jsonl]
+    python scripts/bench_answers.py [--sets click,click-ja,ja] [--limit N] [--ids a,b]
+        [--context-tokens N] [--style text|json] [--extractive] [--cancel N]
+        [--index-root DIR] [--out results.jsonl]
 
-Indexes each corpus once (under --index-root), asks every question through AnswerService with the
-real default model (or extractive mode), and prints:
-  valid-citations share      answers whose citations all point at given excerpts (nothing dropped)
-  found+first-expected       answerable questions answered (found) whose first citation overlaps
-                             an expected location; also over the questions retrieval got right
-                             (an expected location among the excerpts shown to the model)
-  not-found on unanswerable  unanswerable questions answered "not found"
-  language match             answer language == question language
-  TTFT, tok/s p50/p95        time to first answer token (from the question) and generation speed
+Corpora are the ones scripts/eval_retrieval.py fetched (GROUNDLS_EVAL_WORK, default
+/tmp/groundls-eval). Each corpus is indexed once (under --index-root), every question is asked
+through the workspace's answer service with the real default model, as a user's question would be
+(search, the English rewrite of a Japanese question, excerpts, generation, repairs). Printed per set:
+
+  ttft p50/p95           time to first answer token from the question (model answers only), and
+                         the prompt tokens p50/p95 it read
+  cut / fallback         answers cut (time, length, loop) / replaced by excerpts at the time limit
+  echoed labels          answers whose model output echoed an excerpt label (repaired) / final
+                         answers still holding one (must be 0)
+  pasted                 answers with >= 60% of their 20-character shingles copied from excerpts
+  first citation         answerable questions answered whose first citation overlaps an expected
+                         location, over the questions whose expected location was among the
+                         excerpts shown (what the model could cite)
+  language match         answer language == question language
+  not found              unanswerable questions answered "not found"; answerable ones refused
+
+--cancel N also asks the first N answerable questions again and cancels each while the model reads
+the prompt (1 s after the search returned), reporting how long the stop took and whether anything
+was generated after the cancel.
 """
 
 from __future__ import annotations
@@ -20,9 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
+import threading
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +48,11 @@ EVAL = Path(
 CORPORA = Path(os.environ.get("GROUNDLS_EVAL_WORK", "/tmp/groundls-eval")) / "corpora"
 SETS = {
     "click": ("queries_click.jsonl", "click"),
+    "click-ja": ("queries_click_ja.jsonl", "click"),
     "ja": ("queries_maintguide_ja.jsonl", "maintguide_ja"),
 }
+PASTED = 0.6
+_LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
 
 def overlaps(c: dict[str, Any], expected: list[dict[str, Any]]) -> bool:
@@ -58,21 +76,10 @@ def share(num: int, den: int) -> str:
     return f"{num}/{den} ({100 * num / den:.0f}%)" if den else "n/a"
 
 
-def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
-    from groundls.answer.prompt import detect_language
-    from groundls.answer.service import AnswerService
+def open_workspace(name: str, args: argparse.Namespace) -> Any:
     from groundls.config import Config
     from groundls.workspace import Workspace
 
-    qfile, corpus = SETS[name]
-    queries = [json.loads(line) for line in (EVAL / qfile).read_text().splitlines() if line.strip()]
-    if args.ids:
-        wanted = set(args.ids.split(","))
-        queries = [q for q in queries if q["id"] in wanted]
-    if args.limit:
-        # keep the mix: answerable first N, plus every unanswerable one
-        answerable = [q for q in queries if q["expected"]][: args.limit]
-        queries = answerable + [q for q in queries if not q["expected"]]
     config, _ = Config.from_dict({})
     if args.context_tokens:
         config.answer.context_tokens = args.context_tokens
@@ -81,8 +88,7 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
     if args.extractive:
         config.answer.use_packaged_model = False
         config.answer.model_path = ""
-    index_dir = Path(args.index_root) / name
-    workspace = Workspace.open(CORPORA / corpus, config, index_dir)
+    workspace = Workspace.open(CORPORA / SETS[name][1], config, Path(args.index_root) / name)
     t0 = time.perf_counter()
     report = workspace.index()
     print(
@@ -90,138 +96,235 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         f"{time.perf_counter() - t0:.1f} s",
         file=sys.stderr,
     )
-    service = AnswerService(workspace, config.answer, style=args.style, history=False)
+    if args.style:
+        workspace.answers.style = args.style
     if args.extractive:
-        service._resolved = True  # no model at all, even if one is installed
-        service._note = "benchmark: extractive mode"
+        workspace.answers._resolved = True  # no model at all, even if one is installed
+        workspace.answers._note = "benchmark: extractive mode"
+    workspace.answers.history_enabled = False
+    return workspace
+
+
+def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
+    from groundls.answer.hygiene import pasted_share
+    from groundls.answer.prompt import detect_language
+
+    shown: list[dict[str, Any]] = []
+    ans = workspace.answers.ask(
+        q["query"], on_sources=lambda cs: shown.extend(asdict(c) for c in cs)
+    )
+    cites = [asdict(c) for c in ans.citations]
+    texts = [h.text for c in shown if (h := workspace.get_chunk(c["chunk_id"])) is not None]
+    return {
+        "id": q["id"],
+        "lang": q["lang"],
+        "kind": q["kind"],
+        "answerable": bool(q["expected"]),
+        "found": ans.found,
+        "mode": ans.mode,
+        "answer": ans.answer,
+        "citations": cites,
+        "dropped": ans.dropped_citations,
+        "repairs": ans.repairs,
+        "label_left": bool(_LABEL.search(ans.answer)) and ans.mode == "llm",
+        "pasted": round(pasted_share(ans.answer, texts), 3) if ans.mode == "llm" else None,
+        "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
+        "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
+        "question_lang": detect_language(q["query"]),
+        "answer_lang": detect_language(ans.answer),
+        "cut": ans.cut,
+        "fallback": ans.mode == "extractive" and ans.cut,
+        "notice": ans.notice,
+        "timing": ans.timing,
+    }
+
+
+def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    queries = [
+        json.loads(line) for line in (EVAL / SETS[name][0]).read_text().splitlines() if line.strip()
+    ]
+    if args.ids:
+        wanted = set(args.ids.split(","))
+        queries = [q for q in queries if q["id"] in wanted]
+    if args.limit:
+        # keep the mix: answerable first N, plus every unanswerable one
+        answerable = [q for q in queries if q["expected"]][: args.limit]
+        queries = answerable + [q for q in queries if not q["expected"]]
+    workspace = open_workspace(name, args)
     try:
         for q in queries:
-            model = service._llm
-            if args.no_prefix_cache and model is not None and model.loaded:
-                model._llm.reset()
-            shown: list[dict[str, Any]] = []
-            ans = service.ask(
-                q["query"],
-                on_sources=lambda cs, shown=shown: shown.extend(c.to_dict() for c in cs),
-            )
-            cites = [c.to_dict() for c in ans.citations]
-            row = {
-                "set": name,
-                "id": q["id"],
-                "lang": q["lang"],
-                "kind": q["kind"],
-                "answerable": bool(q["expected"]),
-                "found": ans.found,
-                "mode": ans.mode,
-                "answer": ans.answer,
-                "citations": cites,
-                "dropped": ans.dropped_citations,
-                "weak": sum(1 for c in cites if c["weak"]),
-                "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
-                "any_expected": any(overlaps(c, q["expected"]) for c in cites),
-                "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
-                "question_lang": detect_language(q["query"]),
-                "answer_lang": detect_language(ans.answer),
-                "cut": ans.cut,
-                "timing": ans.timing,
-            }
+            row = {"set": name, **ask_one(workspace, q)}
             rows.append(row)
-            t = ans.timing
+            t = row["timing"]
             print(
-                f"{q['id']:10s} found={int(ans.found)} first_exp={int(row['first_expected'])} "
-                f"retr={int(row['retrieval_ok'])} drop={ans.dropped_citations} "
-                f"ttft={t.get('first_token_ms')} prompt={t.get('prompt_tokens')} "
-                f"reused={t.get('reused_tokens')} gen={t.get('generated_tokens')} "
-                f"| {' '.join(ans.answer.split())[:110]}",
+                f"{q['id']:12s} found={int(row['found'])} first={int(row['first_expected'])} "
+                f"retr={int(row['retrieval_ok'])} ttft={t.get('first_token_ms')} "
+                f"prompt={t.get('prompt_tokens')} reused={t.get('reused_tokens')} "
+                f"paste={row['pasted']} rep={row['repairs']} "
+                f"| {' '.join(row['answer'].split())[:100]}",
                 file=sys.stderr,
                 flush=True,
             )
+        if args.cancel:
+            rows.extend(measure_cancel(name, workspace, queries, args.cancel))
     finally:
-        service.close()
         workspace.close()
 
 
+def measure_cancel(
+    name: str, workspace: Any, queries: list[dict[str, Any]], n: int
+) -> list[dict[str, Any]]:
+    """Cancel answers while the model reads the prompt; how long until ask() returns."""
+    out: list[dict[str, Any]] = []
+    for q in [q for q in queries if q["expected"]][:n]:
+        stop_ms, after = cancel_one(workspace, q["query"])
+        out.append(
+            {"set": name, "id": q["id"], "cancel_stop_ms": stop_ms, "cancel_tokens_after": after}
+        )
+        print(
+            f"cancel {q['id']}: stopped {stop_ms and round(stop_ms)} ms after the cancel, "
+            f"{after} pieces after it",
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
+
+
+def cancel_one(workspace: Any, question: str) -> tuple[float | None, int]:
+    """Ask, cancel 1 s after the sources are known (while the prompt is read); (ms from the
+    cancel to ask() returning, text pieces streamed after the cancel)."""
+    cancel = threading.Event()
+    cancelled_at: list[float] = []
+    after: list[str] = []
+
+    def fire() -> None:
+        cancelled_at.append(time.perf_counter())
+        cancel.set()
+
+    def on_sources(_: Any) -> None:
+        timer = threading.Timer(1.0, fire)
+        timer.daemon = True
+        timer.start()
+
+    def on_token(text: str) -> None:
+        if cancelled_at:
+            after.append(text)
+
+    workspace.answers.ask(question, on_sources=on_sources, on_token=on_token, cancel=cancel)
+    returned = time.perf_counter()
+    return ((returned - cancelled_at[0]) * 1000 if cancelled_at else None), len(after)
+
+
 def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    cancels = [r for r in rows if "cancel_stop_ms" in r]
+    rows = [r for r in rows if "cancel_stop_ms" not in r]
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
-    cited = [r for r in rows if r["found"]]
     retr_ok = [r for r in answerable if r["retrieval_ok"]]
-    ttft = [r["timing"]["first_token_ms"] for r in rows if r["timing"].get("first_token_ms")]
-    ttft_llm = [
-        r["timing"]["first_token_ms"]
-        for r in rows
-        if r["mode"] == "llm" and r["timing"].get("first_token_ms")
-    ]
+    llm = [r for r in rows if r["mode"] == "llm"]
+    ttft = [r["timing"]["first_token_ms"] for r in llm if r["timing"].get("first_token_ms")]
+    prompt = [r["timing"]["prompt_tokens"] for r in llm if r["timing"].get("prompt_tokens")]
     tps = [
         r["timing"]["generated_tokens"] / (r["timing"]["generate_ms"] / 1000)
-        for r in rows
+        for r in llm
         if r["timing"].get("generate_ms") and r["timing"].get("generated_tokens")
     ]
-    prompt = [r["timing"]["prompt_tokens"] for r in rows if r["timing"].get("prompt_tokens")]
+    stops = [r["cancel_stop_ms"] for r in cancels if r["cancel_stop_ms"] is not None]
     out = {
         "label": label,
         "questions": len(rows),
-        "valid_citations": share(sum(1 for r in cited if not r["dropped"]), len(cited)),
-        "found_first_expected": share(
-            sum(1 for r in answerable if r["found"] and r["first_expected"]), len(answerable)
+        "model_answers": len(llm),
+        "ttft_ms_p50_p95": (pct(ttft, 0.5), pct(ttft, 0.95)),
+        "prompt_tokens_p50_p95": (pct(prompt, 0.5), pct(prompt, 0.95)),
+        "tok_per_s_p50": round(statistics.median(tps), 1) if tps else None,
+        "cut": share(sum(1 for r in rows if r["cut"]), len(rows)),
+        "fallback": share(sum(1 for r in rows if r["fallback"]), len(rows)),
+        "echoed_labels_repaired": sum(1 for r in rows if r["repairs"].get("echoed_labels")),
+        "echoed_labels_left": sum(1 for r in rows if r["label_left"]),
+        "moved_citations": sum(r["repairs"].get("moved_citations", 0) for r in rows),
+        "pasted": share(
+            sum(1 for r in llm if (r["pasted"] or 0) >= PASTED and r["found"]),
+            sum(1 for r in llm if r["found"]),
         ),
-        "found_first_expected_of_retrieval_ok": share(
+        "first_citation_of_retrieval_ok": share(
             sum(1 for r in retr_ok if r["found"] and r["first_expected"]), len(retr_ok)
         ),
-        "found_any_expected": share(
-            sum(1 for r in answerable if r["found"] and r["any_expected"]), len(answerable)
-        ),
-        "answerable_found": share(sum(1 for r in answerable if r["found"]), len(answerable)),
-        "not_found_on_unanswerable": share(
-            sum(1 for r in unanswerable if not r["found"]), len(unanswerable)
+        "first_citation_of_answerable": share(
+            sum(1 for r in answerable if r["found"] and r["first_expected"]), len(answerable)
         ),
         "language_match": share(
             sum(1 for r in rows if r["answer_lang"] == r["question_lang"]), len(rows)
         ),
-        "weak_citations": sum(r["weak"] for r in rows),
-        "cut": sum(1 for r in rows if r["cut"]),
-        "ttft_ms_p50_p95": (pct(ttft, 0.5), pct(ttft, 0.95)),
-        "ttft_llm_ms_p50_p95": (pct(ttft_llm, 0.5), pct(ttft_llm, 0.95)),
-        "tok_per_s_p50_p95": (
-            round(pct(tps, 0.5), 1) if tps else None,
-            round(pct(tps, 0.05), 1) if tps else None,  # the slow tail
+        "not_found_on_unanswerable": share(
+            sum(1 for r in unanswerable if not r["found"]), len(unanswerable)
         ),
-        "prompt_tokens_p50": statistics.median(prompt) if prompt else None,
+        "answerable_refused": share(sum(1 for r in answerable if not r["found"]), len(answerable)),
+        "valid_citations": share(
+            sum(1 for r in rows if r["found"] and not r["dropped"]),
+            sum(1 for r in rows if r["found"]),
+        ),
     }
+    if cancels:
+        out["cancel_stop_ms_p50_max"] = (pct(stops, 0.5), max(stops) if stops else None)
+        out["cancel_generated_after"] = sum(r["cancel_tokens_after"] for r in cancels)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--sets", default="click,ja")
+    ap.add_argument("--sets", default="click,click-ja,ja")
     ap.add_argument("--style", default=None, choices=["text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
     ap.add_argument("--context-tokens", type=int, default=0)
     ap.add_argument("--extractive", action="store_true")
     ap.add_argument(
-        "--no-prefix-cache",
+        "--no-focus",
         action="store_true",
-        help="clear the model's KV cache before each question (measures the prefix-cache gain)",
+        help="excerpts cut at the budget from their start, not to the lines the question is about",
     )
+    ap.add_argument("--cancel", type=int, default=0, help="questions per set to cancel")
     ap.add_argument("--time-limit", type=float, default=0, help="seconds (default: config)")
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
+    names = args.sets.split(",")
+    if unknown := [n for n in names if n not in SETS]:
+        print(f"unknown set {unknown[0]!r}; choose from {', '.join(SETS)}", file=sys.stderr)
+        return 2
+    import platform
+
+    print(
+        f"machine: {_cpu()} | {os.cpu_count()} CPUs | {platform.python_version()} | "
+        f"{time.strftime('%Y-%m-%d')}",
+        file=sys.stderr,
+    )
+    if args.no_focus:
+        from groundls.answer import service
+
+        service.question_terms = lambda texts: set()
     rows: list[dict[str, Any]] = []
-    for name in args.sets.split(","):
-        if name not in SETS:
-            print(f"unknown set {name!r}; choose from {', '.join(SETS)}", file=sys.stderr)
-            return 2
+    for name in names:
         run_set(name, args, rows)
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    summaries = [summarise(rows, "all")]
-    for name in args.sets.split(","):
-        summaries.append(summarise([r for r in rows if r["set"] == name], name))
+    summaries = [summarise(rows, "all")] if len(names) > 1 else []
+    summaries += [summarise([r for r in rows if r["set"] == n], n) for n in names]
     for s in summaries:
         print(json.dumps(s, ensure_ascii=False))
     return 0
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or "unknown CPU"
 
 
 if __name__ == "__main__":

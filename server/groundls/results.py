@@ -196,3 +196,5 @@ class Answer:
     sources: list[Citation] = field(default_factory=list)
     #: False when generation stopped before the model wrote any answer text.
     answer_started: bool = True
+    #: What post-processing mended: echoed excerpt labels removed, citations re-pointed.
+    repairs: dict[str, int] = field(default_factory=dict)

@@ -114,6 +114,7 @@ def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]
         "model": answer.model,
         "citations": [citation_json(c, folder) for c in answer.citations],
         "dropped_citations": list(answer.dropped_citations),
+        "repairs": dict(answer.repairs),
         "cut": answer.cut,
         "notice": answer.notice,
         "timing": {k: answer.timing.get(k) for k in ("retrieve_ms", "first_token_ms", "total_ms")},

@@ -64,8 +64,21 @@ def test_budget_cuts_long_excerpts_at_line_boundaries_and_skips_what_does_not_fi
     assert total <= 400 + 20
     assert ex[0].truncated
     assert ex[0].text.splitlines()[0] == "value_0 = compute_something(0)"
-    # every kept line is a whole original line
-    assert all(line in long_text.splitlines() for line in ex[0].text.splitlines())
+    # every kept line is a whole original line or the mark of what was left out
+    assert all(line in long_text.splitlines() or line == "…" for line in ex[0].text.splitlines())
+
+
+def test_long_excerpts_keep_the_lines_that_bear_on_the_question():
+    body = [f"value_{i} = compute_something({i})" for i in range(100)]
+    body[60] = "timeout = read_timeout_from_settings(retry_count)"
+    ex = fit_excerpts([hit(1, "def setup():\n" + "\n".join(body))], 200, terms={"timeo", "retry"})
+    lines = ex[0].text.splitlines()
+    assert lines[0] == "def setup():"  # what the excerpt is
+    assert "timeout = read_timeout_from_settings(retry_count)" in lines
+    assert "value_59 = compute_something(59)" in lines  # one line of context either side
+    assert "value_61 = compute_something(61)" in lines
+    assert "value_30 = compute_something(30)" not in lines
+    assert lines.count("…") == 2 and ex[0].truncated
 
 
 def test_best_hit_is_kept_even_when_the_budget_is_tiny():
@@ -115,3 +128,10 @@ def test_system_prompt_is_a_fixed_prefix_independent_of_the_question():
 def test_excerpt_label_does_not_repeat_a_qualified_code_title():
     h = hit(1, "x", path="src/up.py", title="up.retry", crumbs=("up", "retry"))
     assert excerpt_label(h) == "src/up.py:10-15 (up > retry)"
+
+
+def test_an_unsure_search_asks_the_model_to_say_likely_in_the_question_language():
+    ex = fit_excerpts([hit(1, "log_level = debug")], 500)
+    assert '"Likely"' in build_messages("log level?", ex, "en", unsure=True)[1]["content"]
+    assert "Likely" not in build_messages("log level?", ex, "en")[1]["content"]
+    assert "推測ですが" in build_messages("ログレベルは？", ex, "ja", unsure=True)[1]["content"]

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from groundls.answer import model_files
+from groundls.answer import service as answer_service
 from groundls.answer.service import AnswerService, repetition_start
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
@@ -325,3 +326,22 @@ def test_time_limit_before_any_answer_text_falls_back_to_labelled_excerpts():
     assert ans.mode == "extractive" and ans.cut
     assert "time limit" in ans.answer and "def retry_upload" in ans.answer
     assert [c.n for c in ans.citations] == [1]
+
+
+def test_excerpts_are_cut_to_what_this_machine_reads_before_the_first_token_target():
+    model = FakeModel(["x"])
+    svc, _ = service([UPLOAD], model, context_tokens=900, first_token_s=5.0)
+    assert svc._context_budget(model, "q") == answer_service.FIRST_CONTEXT_TOKENS  # not measured
+    model.prefill_rate = 100.0  # tokens a second: 500 in 5 s, less the question and the markup
+    assert 350 < svc._context_budget(model, "where is it?") < 500
+    model.prefill_rate = 20.0  # a slow machine still shows the lines that hold an answer
+    assert svc._context_budget(model, "where is it?") == answer_service.MIN_CONTEXT_TOKENS
+    model.prefill_rate = 1000.0  # a fast one gets everything the config allows
+    assert svc._context_budget(model, "where is it?") == 900
+
+
+def test_a_first_token_target_of_zero_always_uses_the_configured_context():
+    model = FakeModel(["x"])
+    model.prefill_rate = 20.0
+    svc, _ = service([UPLOAD], model, context_tokens=700, first_token_s=0)
+    assert svc._context_budget(model, "q") == 700

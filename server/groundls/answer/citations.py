@@ -17,7 +17,7 @@ from groundls.chunkers.textrules import (
 )
 
 # [1], [1, 2], [1][2], full-width ［１］ and Japanese list commas.
-_MARKER = re.compile(r"[\[［]\s*([0-9０-９]{1,3}(?:\s*[,，、]\s*[0-9０-９]{1,3})*)\s*[\]］]")
+MARKER = re.compile(r"[\[［]\s*([0-9０-９]{1,3}(?:\s*[,，、]\s*[0-9０-９]{1,3})*)\s*[\]］]")
 _NUM = re.compile(r"[0-9０-９]{1,3}")
 _TERMINATORS = ".!?。！？\n"
 # "." ends a sentence only before whitespace ("config.toml" does not); Japanese stops always do.
@@ -25,15 +25,15 @@ _BOUNDARY = re.compile(r"[.!?](?=\s)|[。！？\n]")
 _FULLWIDTH = str.maketrans("０１２３４５６７８９", "0123456789")
 
 
-def _numbers(group: str) -> list[int]:
+def marker_numbers(group: str) -> list[int]:
     return [int(m.translate(_FULLWIDTH)) for m in _NUM.findall(group)]
 
 
 def cited_numbers(text: str) -> list[int]:
     """Excerpt numbers cited inline, in order of first appearance, without duplicates."""
     seen: list[int] = []
-    for m in _MARKER.finditer(text):
-        for n in _numbers(m.group(1)):
+    for m in MARKER.finditer(text):
+        for n in marker_numbers(m.group(1)):
             if n not in seen:
                 seen.append(n)
     return seen
@@ -44,7 +44,7 @@ def drop_invalid_markers(text: str, valid: Collection[int]) -> tuple[str, list[i
     dropped: list[int] = []
 
     def fix(m: re.Match[str]) -> str:
-        nums = _numbers(m.group(1))
+        nums = marker_numbers(m.group(1))
         keep = [n for n in nums if n in valid]
         for n in nums:
             if n not in valid and n not in dropped:
@@ -55,7 +55,7 @@ def drop_invalid_markers(text: str, valid: Collection[int]) -> tuple[str, list[i
             return m.group(0)
         return "[" + ", ".join(str(n) for n in keep) + "]"
 
-    fixed = _MARKER.sub(fix, text)
+    fixed = MARKER.sub(fix, text)
     if dropped:
         fixed = re.sub(r"[ \t]+([.,。、!?])", r"\1", fixed)
         fixed = re.sub(r"[ \t]{2,}", " ", fixed)
@@ -68,13 +68,13 @@ def citing_sentences(text: str) -> dict[int, list[str]]:
     A marker belongs to the sentence before it; "foo. [1]" and "foo。[1]" cite "foo".
     """
     out: dict[int, list[str]] = {}
-    for m in _MARKER.finditer(text):
+    for m in MARKER.finditer(text):
         end = m.start()
         before = text[:end].rstrip()
         # skip other markers directly in front (e.g. "[1][2]")
         while True:
             prev = None
-            for pm in _MARKER.finditer(before):
+            for pm in MARKER.finditer(before):
                 if pm.end() == len(before):
                     prev = pm
             if prev is None:
@@ -84,8 +84,8 @@ def citing_sentences(text: str) -> dict[int, list[str]]:
         start = 0
         for b in _BOUNDARY.finditer(core):
             start = b.end()
-        sentence = _MARKER.sub(" ", core[start:]).strip()
-        for n in _numbers(m.group(1)):
+        sentence = MARKER.sub(" ", core[start:]).strip()
+        for n in marker_numbers(m.group(1)):
             out.setdefault(n, [])
             if sentence and sentence not in out[n]:
                 out[n].append(sentence)
@@ -238,7 +238,7 @@ def _as_numbers(value: object) -> list[int]:
         if isinstance(item, dict):
             n = item.get("n", item.get("number", item.get("id")))
         if isinstance(n, str):
-            nums = _numbers(n)
+            nums = marker_numbers(n)
             n = nums[0] if nums else None
         if isinstance(n, int) and not isinstance(n, bool) and n not in out:
             out.append(n)

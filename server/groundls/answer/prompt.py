@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from groundls.answer.focus import focus
 from groundls.chunkers.textrules import estimate_llm_tokens, script_counts
 from groundls.results import Hit
 
@@ -36,6 +37,7 @@ class Excerpt:
 
     n: int
     hit: Hit
+    #: what the model reads: the chunk, or its lines that bear on the question with "…" between
     text: str
     truncated: bool = False
 
@@ -44,10 +46,7 @@ class Excerpt:
         return excerpt_label(self.hit)
 
     def render(self) -> str:
-        body = self.text.rstrip("\n")
-        if self.truncated:
-            body += "\n…"
-        return f"[{self.n}] {self.label}\n{body}"
+        return f"[{self.n}] {self.label}\n{self.text.rstrip()}"
 
 
 def excerpt_label(hit: Hit) -> str:
@@ -63,35 +62,20 @@ def excerpt_label(hit: Hit) -> str:
     return f"{where} ({name})" if name else where
 
 
-def _truncate_lines(text: str, budget: int, count: TokenCounter) -> str:
-    """The longest prefix of whole lines within ``budget`` tokens (at least a cut first line)."""
-    out: list[str] = []
-    used = 0
-    for line in text.splitlines():
-        cost = count(line + "\n")
-        if used + cost > budget:
-            if not out:
-                # a single huge line: cut by characters, proportionally
-                keep = max(1, int(len(line) * budget / max(cost, 1)))
-                out.append(line[:keep])
-            break
-        out.append(line)
-        used += cost
-    return "\n".join(out)
-
-
 def fit_excerpts(
     hits: Sequence[Hit],
     budget: int,
     count: TokenCounter = estimate_llm_tokens,
     *,
+    terms: set[str] | None = None,
     min_tokens: int = 60,
 ) -> list[Excerpt]:
     """Number the hits in rank order and fit them into ``budget`` tokens.
 
-    Each excerpt is capped at half the budget (so one long chunk cannot crowd out the rest);
-    an excerpt that does not fit is cut at a line boundary when at least ``min_tokens`` remain,
-    otherwise skipped. The first hit is always included, cut if necessary.
+    Each excerpt is capped at half the budget (so one long chunk cannot crowd out the rest) and
+    cut to the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.focus`);
+    an excerpt is skipped when fewer than ``min_tokens`` remain. The first hit is always included,
+    cut if necessary.
     """
     excerpts: list[Excerpt] = []
     remaining = max(budget, 1)
@@ -103,15 +87,9 @@ def fit_excerpts(
             if excerpts:
                 continue
             room = min_tokens  # the best hit is always shown, cut to fit
-        text = hit.text.strip("\n")
-        cost = count(text)
-        truncated = False
-        if cost > room:
-            text = _truncate_lines(text, room, count)
-            truncated = True
-            cost = count(text)
-        excerpts.append(Excerpt(len(excerpts) + 1, hit, text, truncated))
-        remaining -= header + cost
+        text, cut = focus(hit.text.strip("\n"), terms or set(), room, count)
+        excerpts.append(Excerpt(len(excerpts) + 1, hit, text, cut))
+        remaining -= header + count(text)
         if remaining < min_tokens:
             break
     return excerpts
@@ -176,6 +154,7 @@ _USER = {
             "above. End each sentence with the number of the excerpt it comes from in square "
             "brackets, like [1]."
         ),
+        "partial": " If the excerpts only partly answer, begin with \"Likely\".",
     },
     "ja": {
         "excerpts": "抜粋:",
@@ -186,6 +165,7 @@ _USER = {
             "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
             "抜粋に答えがない場合は「ワークスペースには記載がありません」と答えてください。"
         ),
+        "partial": "抜粋が部分的にしか答えていない場合は「推測ですが」で始めてください。",
     },
 }
 
@@ -202,22 +182,31 @@ def system_prompt(language: Language, style: str = "text") -> str:
     return text
 
 
-def user_prompt(question: str, excerpts: Sequence[Excerpt], language: Language) -> str:
-    """Excerpts, the question, then the citation rule again (the model heeds the last words)."""
+def user_prompt(
+    question: str, excerpts: Sequence[Excerpt], language: Language, unsure: bool = False
+) -> str:
+    """Excerpts, the question, then the citation rule again (the model heeds the last words);
+    when the search is ``unsure`` the excerpts answer, the model is asked to say "likely"."""
     lang = language if language in _USER else "en"
     words = _USER[lang]
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
+    reminder = words["reminder"] + (words["partial"] if unsure else "")
     return (
         f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n"
-        f"{words['reminder']}"
+        f"{reminder}"
     )
 
 
 def build_messages(
-    question: str, excerpts: Sequence[Excerpt], language: Language, style: str = "text"
+    question: str,
+    excerpts: Sequence[Excerpt],
+    language: Language,
+    style: str = "text",
+    *,
+    unsure: bool = False,
 ) -> list[dict[str, str]]:
     """A stateless two-message chat: fixed system rules, then excerpts + question + reminder."""
     return [
         {"role": "system", "content": system_prompt(language, style)},
-        {"role": "user", "content": user_prompt(question, excerpts, language)},
+        {"role": "user", "content": user_prompt(question, excerpts, language, unsure)},
     ]

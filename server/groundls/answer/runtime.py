@@ -33,6 +33,14 @@ class GenerationStats:
     stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
 
 
+#: Prompt reading is done in slices of about this many seconds (see LocalLLM._slice) ...
+SLICE_SECONDS = 0.75
+#: ... starting with a slice this size on a new machine, never smaller or larger than these.
+FIRST_SLICE = 32
+MIN_SLICE = 16
+MAX_SLICE = 512
+
+
 class Cancelled(Exception):
     """Raised inside generation when the cancel event is set or the deadline passes."""
 
@@ -52,13 +60,13 @@ class LocalLLM:
         n_ctx: int = 2048,
         n_threads: int | None = None,
         idle_unload_s: float = 600.0,
-        prefill_slice: int = 128,
     ) -> None:
         self.spec = spec
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 2
         self.idle_unload_s = idle_unload_s
-        self.prefill_slice = prefill_slice
+        #: prompt tokens read per second, measured on this machine (None until the first slice)
+        self.prefill_rate: float | None = None
         self._llm: Any = None
         self._formatter: Any = None
         self._lock = threading.RLock()
@@ -66,6 +74,9 @@ class LocalLLM:
         self._closed = False
         self.last_load_ms = 0.0
         self.extra_buffers = True
+        #: KV state of prompt prefixes already read (the fixed system prompts), by their tokens:
+        #: another prompt in between (a question rewrite) no longer costs re-reading them.
+        self._prefixes: dict[tuple[int, ...], bytes] = {}
 
     @property
     def name(self) -> str:
@@ -115,6 +126,8 @@ class LocalLLM:
             except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
             self.extra_buffers = extra
+            if self.prefill_rate is None:
+                self.prefill_rate = _rates().get(self._rate_key())
             self._formatter = _make_formatter(llm)
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
@@ -123,12 +136,22 @@ class LocalLLM:
 
     def unload(self) -> None:
         with self._lock:
+            if self._llm is not None and self.prefill_rate:
+                _remember_rate(self._rate_key(), self.prefill_rate)
             llm, self._llm = self._llm, None
             self._formatter = None
+            self._prefixes.clear()
             if llm is not None:
                 with contextlib.suppress(Exception):
                     llm.close()
                 log.info("unloaded %s", self.spec.name)
+
+    def _rate_key(self) -> str:
+        try:
+            machine = _probe_key()
+        except Exception:  # noqa: BLE001 - llama_cpp missing or odd: rates are per process then
+            machine = ""
+        return f"{self.spec.name}|{self.n_threads}|{machine}"
 
     def _touch(self) -> None:
         """(Re)start the idle timer; it unloads the model when nothing used it for idle_unload_s."""
@@ -196,6 +219,7 @@ class LocalLLM:
                 if not was_loaded:
                     stats.load_ms = self.last_load_ms
                 tokens = self.prompt_tokens(messages)
+                prefix = self._fixed_prefix(messages, tokens)
                 stats.prompt_tokens = len(tokens)
                 budget = self.n_ctx - len(tokens) - 1
                 if budget < 16:
@@ -205,7 +229,7 @@ class LocalLLM:
                     )
                 max_tokens = min(max_tokens, budget)
                 t0 = time.perf_counter()
-                if not self._prefill(llm, tokens, cancel, deadline, stats):
+                if not self._prefill(llm, tokens, prefix, cancel, deadline, stats):
                     stats.prefill_ms = (time.perf_counter() - t0) * 1000
                     return
                 stats.prefill_ms = (time.perf_counter() - t0) * 1000
@@ -250,15 +274,35 @@ class LocalLLM:
             finally:
                 self._touch()
 
+    def _fixed_prefix(self, messages: list[dict[str, str]], tokens: list[int]) -> int:
+        """How many leading prompt tokens come before the last message's content: the system
+        prompt and chat markup, the same for every question in one language."""
+        if len(messages) < 2:
+            return 0
+        prompt, add_bos = self._formatter(messages)
+        cut = prompt.rfind(messages[-1]["content"])
+        if cut <= 0:
+            return 0
+        head = self._llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=add_bos, special=True)
+        n = 0
+        for a, b in zip(head, tokens, strict=False):
+            if a != b:
+                break
+            n += 1
+        # the last token of the head may merge differently with what follows: leave it out
+        return max(0, n - 1)
+
     def _prefill(
         self,
         llm: Any,
         tokens: list[int],
+        prefix: int,
         cancel: threading.Event | None,
         deadline: float | None,
         stats: GenerationStats,
     ) -> bool:
-        """Evaluate all but the last prompt token, re-using the cached prefix; False if stopped."""
+        """Evaluate all but the last prompt token, re-using the cached prefix (or a saved fixed
+        prefix, see ``_prefixes``); False if stopped."""
         cached = llm.input_ids[: llm.n_tokens].tolist()
         common = 0
         for a, b in zip(cached, tokens[:-1], strict=False):
@@ -270,21 +314,73 @@ class LocalLLM:
                 llm.reset()
                 common = 0
             llm.n_tokens = common
+        key = tuple(tokens[:prefix])
+        if common < prefix and key in self._prefixes and self._restore(llm, key):
+            common = prefix
         stats.reused_tokens = common
-        todo = tokens[common:-1]
-        # Fixed slices: every llama eval call streams all weights once, so small slices are
-        # slow (measured on a busy 2-core VM: 19 tok/s in one call, 7 tok/s in 32-token slices,
-        # 2 tok/s in 8-token ones); 128 tokens keeps the loss small and lets cancel and the
-        # time limit act between slices (about 1.5 s apart on an idle machine).
-        size = self.prefill_slice
-        for i in range(0, len(todo), size):
+        end = len(tokens) - 1
+        pos = common
+        while pos < end:
             if cancel is not None and cancel.is_set():
                 stats.stop_reason = "cancel"
                 return False
             if deadline is not None and time.monotonic() > deadline:
                 stats.stop_reason = "time"
                 return False
-            llm.eval(todo[i : i + size])
+            if pos == prefix and prefix > 0 and key not in self._prefixes:
+                self._save(llm, key)
+            stop = min(end, pos + self._slice())
+            if pos < prefix < stop:
+                stop = prefix
+            t0 = time.perf_counter()
+            llm.eval(tokens[pos:stop])
+            self._observe(stop - pos, time.perf_counter() - t0)
+            pos = stop
+        return True
+
+    def _slice(self) -> int:
+        """Prompt tokens to read in one call: about ``SLICE_SECONDS`` of work on this machine, so
+        cancel and the time limit act that often, in as few calls as that allows (each call
+        streams all weights once: small slices read more slowly)."""
+        if self.prefill_rate is None:
+            return FIRST_SLICE
+        size = int(self.prefill_rate * SLICE_SECONDS) // 16 * 16
+        return max(MIN_SLICE, min(MAX_SLICE, size))
+
+    def _observe(self, tokens: int, seconds: float) -> None:
+        if tokens >= MIN_SLICE and seconds > 0:
+            rate = tokens / seconds
+            old = self.prefill_rate
+            self.prefill_rate = rate if old is None else (old + rate) / 2
+
+    def _save(self, llm: Any, key: tuple[int, ...]) -> None:
+        """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
+        import ctypes
+
+        import llama_cpp
+
+        ctx = llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
+        if n and len(self._prefixes) < 8:
+            self._prefixes[key] = bytes(buf[:n])
+
+    def _restore(self, llm: Any, key: tuple[int, ...]) -> bool:
+        """Put a saved prefix back in place of whatever the context holds."""
+        import ctypes
+
+        import llama_cpp
+
+        data = self._prefixes[key]
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
+            del self._prefixes[key]
+            llm.reset()
+            return False
+        llm.input_ids[: len(key)] = key
+        llm.n_tokens = len(key)
         return True
 
 
@@ -388,6 +484,26 @@ def _model_params(*, use_extra_bufts: bool) -> Iterator[None]:
             yield
         finally:
             capi.llama_model_default_params = original
+
+
+def _rates() -> dict[str, float]:
+    """Prompt-reading speeds measured earlier on this machine, by model and build."""
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads((cache_dir() / "prefill_rates.json").read_text())
+        if isinstance(data, dict):
+            return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
+    return {}
+
+
+def _remember_rate(key: str, rate: float) -> None:
+    rates = _rates()
+    rates[key] = round(rate, 2)
+    path = cache_dir() / "prefill_rates.json"
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(rates, indent=1))
+        os.replace(tmp, path)
 
 
 _SHARED: dict[tuple[str, str, int], tuple[LocalLLM, int]] = {}

@@ -11,7 +11,8 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from groundls.answer import citations as cit
-from groundls.answer import model_files, runtime
+from groundls.answer import hygiene, model_files, runtime
+from groundls.answer.focus import question_terms
 from groundls.answer.prompt import (
     Excerpt,
     build_messages,
@@ -94,6 +95,15 @@ def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
 #: occur somewhere in the workspace (BENCHMARKS.md: answerable questions had 0.8-1.0 on the
 #: English sets, unanswerable ones 0.25-0.6).
 WORKSPACE_WORDS = 2 / 3
+
+
+#: The excerpts are never cut below this many tokens to start sooner: the lines that hold an
+#: answer must fit (see AnswerService._context_budget) ...
+MIN_CONTEXT_TOKENS = 250
+#: ... and a machine whose prompt-reading speed is not measured yet starts with this many.
+FIRST_CONTEXT_TOKENS = 400
+#: Prompt tokens besides the excerpts and the question: chat markup, headings, the reminder.
+PROMPT_OVERHEAD_TOKENS = 90
 
 
 class AnswerService:
@@ -218,7 +228,9 @@ class AnswerService:
         # the model's own tokenizer once it is loaded; a calibrated estimate before that, so the
         # sources can be shown before the (slow) first load
         count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
-        excerpts = fit_excerpts(hits, self.config.context_tokens, count)
+        terms = question_terms([question, found.searched_as])
+        budget = self._context_budget(model, question)
+        excerpts = fit_excerpts(hits, budget, count, terms=terms)
         sources = [_citation(e) for e in excerpts]
         if on_sources is not None:
             on_sources(sources)
@@ -228,7 +240,15 @@ class AnswerService:
         else:
             try:
                 ans = self._generate(
-                    model, question, excerpts, language, on_token, cancel, t0, timing
+                    model,
+                    question,
+                    excerpts,
+                    language,
+                    on_token,
+                    cancel,
+                    t0,
+                    timing,
+                    unsure=found.confidence == "low",
                 )
                 self._load_error = ""
             except model_files.ModelError as exc:
@@ -259,6 +279,20 @@ class AnswerService:
         ans.timing["total_ms"] = _ms(t0)
         self._record(question, ans)
         return ans
+
+    def _context_budget(self, model: Any, question: str) -> int:
+        """Excerpt tokens for this question: what the model reads in ``first_token_s`` on this
+        machine (its measured prompt-reading speed), between ``MIN_CONTEXT_TOKENS`` and
+        ``context_tokens``; before any speed is known, ``FIRST_CONTEXT_TOKENS``."""
+        cap = self.config.context_tokens
+        target = self.config.first_token_s
+        if target <= 0 or model is None:
+            return cap
+        rate = getattr(model, "prefill_rate", None)
+        if not rate:
+            return min(cap, FIRST_CONTEXT_TOKENS)
+        fit = int(rate * target) - estimate_llm_tokens(question) - PROMPT_OVERHEAD_TOKENS
+        return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
 
     def _extractive(
         self,
@@ -301,14 +335,27 @@ class AnswerService:
         cancel: threading.Event | None,
         t0: float,
         timing: dict[str, float | None],
+        *,
+        unsure: bool = False,
     ) -> Answer:
         style = self.style
-        messages = build_messages(question, excerpts, language, style)
+        messages = build_messages(question, excerpts, language, style, unsure=unsure)
         deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
         stats = runtime.GenerationStats()
         raw_parts: list[str] = []
         shown: list[str] = []
         streamer = cit.AnswerFieldStreamer() if style == "json" else None
+        labels = hygiene.LabelFilter()  # echoed excerpt labels never reach the user
+
+        def show(visible: str) -> None:
+            if not visible:
+                return
+            if timing["first_token_ms"] is None:
+                timing["first_token_ms"] = _ms(t0)
+            shown.append(visible)
+            if on_token is not None:
+                on_token(visible)
+
         loop = False
         for piece in model.stream(
             messages,
@@ -320,15 +367,11 @@ class AnswerService:
         ):
             raw_parts.append(piece)
             visible = streamer.feed(piece) if streamer is not None else piece
-            if visible:
-                if timing["first_token_ms"] is None:
-                    timing["first_token_ms"] = _ms(t0)
-                shown.append(visible)
-                if on_token is not None:
-                    on_token(visible)
+            show(labels.feed(visible) if visible else "")
             if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
                 loop = True
                 break
+        show(labels.finish())
         raw = "".join(raw_parts)
         if loop:
             cut_at = repetition_start(raw)
@@ -347,12 +390,18 @@ class AnswerService:
         if streamer is not None and not parsed.answer and "".join(shown):
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        answer_text, dropped = cit.drop_invalid_markers(parsed.answer, range(1, len(excerpts) + 1))
-        numbers = [n for n in parsed.numbers if 1 <= n <= len(excerpts)]
+        answer_text, labels = hygiene.strip_labels(parsed.answer)
+        answer_text, dropped = cit.drop_invalid_markers(answer_text, range(1, len(excerpts) + 1))
         for n in parsed.numbers:
             if not 1 <= n <= len(excerpts) and n not in dropped:
                 dropped.append(n)
         by_n = {e.n: e for e in excerpts}
+        answer_text, moves = hygiene.repoint_citations(
+            answer_text, {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
+        )
+        numbers = cit.cited_numbers(answer_text)
+        numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
+        repairs = {"echoed_labels": labels, "moved_citations": len(moves)}
         sentences = cit.citing_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
@@ -361,8 +410,8 @@ class AnswerService:
         if found:
             for n in numbers:
                 e = by_n[n]
-                said = sentences.get(n) or [cit._MARKER.sub(" ", answer_text)]
-                weak = cit.is_weak(said, e.text + "\n" + excerpt_label(e.hit))
+                said = sentences.get(n) or [cit.MARKER.sub(" ", answer_text)]
+                weak = cit.is_weak(said, e.hit.text + "\n" + excerpt_label(e.hit))
                 citations_out.append(_citation(e, weak))
         notice = ""
         if cut:
@@ -389,6 +438,7 @@ class AnswerService:
             dropped_citations=dropped,
             notice=notice,
             answer_started=started,
+            repairs={k: v for k, v in repairs.items() if v},
         )
 
     def _record(self, question: str, ans: Answer) -> None:

@@ -1,0 +1,93 @@
+"""Context compression: give the model only the lines of an excerpt that bear on the question.
+
+Reading the prompt is most of the time to the first token on a small CPU, and a long excerpt
+mostly holds lines the question is not about. Each excerpt keeps its first line (the signature or
+the heading that says what it is), the lines that share words with the question, and one line of
+context on either side of them; what is left out becomes a single "…" line. The excerpt still
+stands for its whole chunk: citations map to the chunk's full location.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from groundls.chunkers.textrules import STOPWORDS, cjk_bigrams, cjk_runs, is_hiragana_only
+
+TokenCounter = Callable[[str], int]
+
+#: Lines of context kept on each side of a line that matches the question.
+CONTEXT_LINES = 1
+ELISION = "…"
+
+_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _stem(word: str) -> str:
+    """A crude stem that makes ``strip``/``stripping``/``stripped`` and ``color``/``colors`` one
+    word: the first five letters of longer words."""
+    return word[:5] if len(word) > 5 else word
+
+
+def terms_of(text: str) -> set[str]:
+    """The content words of ``text`` (identifiers split, stemmed) and its Japanese bigrams."""
+    words = {
+        _stem(w.lower()) for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS
+    }
+    for run in cjk_runs(text):
+        words.update(g for g in cjk_bigrams(run) if not is_hiragana_only(g))
+    return words
+
+
+def question_terms(texts: Iterable[str]) -> set[str]:
+    """The terms of a question and of any rewrite of it (an English wording of a Japanese one)."""
+    out: set[str] = set()
+    for text in texts:
+        if text:
+            out |= terms_of(text)
+    return out
+
+
+def focus(text: str, terms: set[str], budget: int, count: TokenCounter) -> tuple[str, bool]:
+    """``text`` cut to at most ``budget`` tokens keeping what bears on ``terms``; and whether
+    anything was left out. Lines that share more of the question's terms are kept first."""
+    if count(text) <= budget:
+        return text, False
+    lines = text.splitlines()
+    if count(lines[0] + "\n") > budget:
+        # a single huge first line: cut by characters, proportionally
+        keep = max(1, int(len(lines[0]) * budget / max(count(lines[0]), 1)))
+        return lines[0][:keep] + "\n" + ELISION, True
+    matches = [len(terms_of(line) & terms) for line in lines]
+    keep: set[int] = {0}
+    used = count(lines[0] + "\n") if lines else 0
+    order = sorted((i for i, m in enumerate(matches) if m), key=lambda i: (-matches[i], i))
+    for i in order:
+        window = range(max(0, i - CONTEXT_LINES), min(len(lines), i + CONTEXT_LINES + 1))
+        new = [j for j in window if j not in keep and lines[j].strip()]
+        cost = sum(count(lines[j] + "\n") for j in new) + 1
+        if used + cost > budget:
+            if count(lines[i] + "\n") + used + 1 <= budget and i not in keep:
+                keep.add(i)
+                used += count(lines[i] + "\n") + 1
+            continue
+        keep.update(new)
+        used += cost
+    if len(keep) == 1:
+        # nothing matched: the start of the excerpt, as far as the budget goes
+        for j in range(1, len(lines)):
+            cost = count(lines[j] + "\n")
+            if used + cost > budget:
+                break
+            keep.add(j)
+            used += cost
+    out: list[str] = []
+    last = -1
+    for j in sorted(keep):
+        if j > last + 1:
+            out.append(ELISION)
+        out.append(lines[j])
+        last = j
+    if last < len(lines) - 1:
+        out.append(ELISION)
+    return "\n".join(out), True

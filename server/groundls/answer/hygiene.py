@@ -1,0 +1,168 @@
+"""Repairs for what a small model gets wrong in a grounded answer.
+
+- It echoes an excerpt's location label ("[1] src/a.py:10-24 (Retry > upload)") as a heading or
+  inline: the label lines are dropped, an inline label becomes its bare path.
+- It cites a neighbouring excerpt: a sentence whose cited excerpt shares almost none of its words,
+  while another excerpt holds most of them, is re-pointed at that excerpt.
+- It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
+  report it; the prompt asks for the model's own words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from groundls.answer.citations import MARKER, features, marker_numbers, overlap
+
+#: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
+_LABEL = re.compile(
+    r"(?P<path>(?=[^\s:]*[A-Za-z])[^\s:()\[\]\"'`]+):(?P<start>\d+)-(?P<end>\d+)"
+    r"(?:[ \t]*\([^)\n]*\))?"
+)
+#: A line that is nothing but a label, maybe numbered and in bold or code quotes.
+_LABEL_LINE = re.compile(
+    r"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋)\s*)?(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*"
+    + _LABEL.pattern
+    + r"[*`]*[ \t:：]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+_LINE_HEAD = re.compile(r"^[ \t>*#`-]*(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*")
+
+
+class LabelFilter:
+    """Streams answer text without echoed label lines: the start of each line is held back
+    until it is clear that the line is not an excerpt label (its first word is not a
+    ``path:12-30``); a label line is dropped whole."""
+
+    def __init__(self) -> None:
+        self._line = ""
+        self._passing = False  # the current line is known not to be a label
+        self.dropped = 0
+
+    def feed(self, piece: str) -> str:
+        out: list[str] = []
+        self._line += piece
+        while "\n" in self._line:
+            line, self._line = self._line.split("\n", 1)
+            if self._passing or not _LABEL_LINE.fullmatch(line):
+                out.append(line + "\n")
+            else:
+                self.dropped += 1
+            self._passing = False
+        if self._line and (self._passing or not self._may_be_label(self._line)):
+            out.append(self._line)
+            self._line = ""
+            self._passing = True
+        return "".join(out)
+
+    def finish(self) -> str:
+        """What is still held back at the end of the answer."""
+        line, self._line = self._line, ""
+        if line and not self._passing and _LABEL_LINE.fullmatch(line):
+            self.dropped += 1
+            return ""
+        return line
+
+    @staticmethod
+    def _may_be_label(partial: str) -> bool:
+        rest = partial[_LINE_HEAD.match(partial).end() :]  # type: ignore[union-attr]
+        if len(partial) > 300:
+            return False
+        if not rest or not re.search(r"\s", rest):
+            return True  # still on the first word
+        return bool(_LABEL.match(rest))
+
+
+#: A cited excerpt that shares less than this share of the sentence's words is weak ...
+WEAK = 0.12
+#: ... and another excerpt that shares at least this much (and twice as much) holds it instead.
+STRONG = 0.35
+
+
+def strip_labels(text: str) -> tuple[str, int]:
+    """The answer without echoed excerpt labels, and how many were removed."""
+    count = 0
+
+    def drop_line(_m: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return ""
+
+    text = _LABEL_LINE.sub(drop_line, text)
+
+    def bare(m: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return m.group("path")
+
+    text = _LABEL.sub(bare, text)
+    if count:
+        text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    return text, count
+
+
+def pasted_share(answer: str, sources: Sequence[str], width: int = 20) -> float:
+    """Share of the answer's ``width``-character shingles (whitespace collapsed, citation markers
+    removed) that occur verbatim in the sources: 1.0 is a paste, an own-words answer is low."""
+    flat = " ".join(MARKER.sub(" ", answer).split())
+    if len(flat) < width:
+        return 0.0
+    corpus = "\n".join(" ".join(s.split()) for s in sources)
+    shingles = [flat[i : i + width] for i in range(len(flat) - width + 1)]
+    return sum(1 for s in shingles if s in corpus) / len(shingles)
+
+
+def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list[tuple[int, int]]]:
+    """Re-point each weak citation at the excerpt that holds its sentence; returns the text and
+    the (from, to) moves made. A citation is moved only when the evidence is clear: the cited
+    excerpt shares under ``WEAK`` of the sentence's words, another shares at least ``STRONG``
+    and at least twice as much."""
+    moves: list[tuple[int, int]] = []
+    out: list[str] = []
+    last = 0
+    sentence_start = 0
+    for m in MARKER.finditer(text):
+        sentence = _sentence_before(text, sentence_start, m.start())
+        nums = marker_numbers(m.group(1))
+        fixed: list[int] = []
+        for n in nums:
+            target = _better(sentence, n, excerpts)
+            if target != n:
+                moves.append((n, target))
+            if target not in fixed:
+                fixed.append(target)
+        out.append(text[last : m.start()])
+        out.append(m.group(0) if fixed == nums else "[" + ", ".join(map(str, fixed)) + "]")
+        last = m.end()
+        if _ends_sentence(text, m.end()):
+            sentence_start = m.end()
+    out.append(text[last:])
+    return "".join(out), moves
+
+
+def _sentence_before(text: str, floor: int, end: int) -> str:
+    """The sentence a marker at ``end`` belongs to (markers removed)."""
+    head = text[floor:end]
+    cut = max(head.rfind(". "), head.rfind("。"), head.rfind("\n"))
+    return MARKER.sub(" ", head[cut + 1 :] if cut >= 0 else head).strip()
+
+
+def _ends_sentence(text: str, at: int) -> bool:
+    rest = text[at : at + 2]
+    return not rest or rest[0] in ".。!?！？\n" or rest.startswith(" ")
+
+
+def _better(sentence: str, n: int, excerpts: Mapping[int, str]) -> int:
+    if n not in excerpts or not features(sentence):
+        return n
+    own = overlap(sentence, excerpts[n])
+    if own >= WEAK:
+        return n
+    best, score = n, own
+    for other, body in excerpts.items():
+        s = overlap(sentence, body)
+        if s > score:
+            best, score = other, s
+    return best if score >= STRONG and score >= 2 * own else n

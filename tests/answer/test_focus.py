@@ -1,0 +1,38 @@
+from groundls.chunkers.textrules import estimate_llm_tokens
+
+from groundls.answer.focus import ELISION, focus, question_terms, terms_of
+
+
+def test_terms_are_stemmed_words_and_identifier_parts():
+    assert {"strip", "color"} <= terms_of("should_strip_ansi stripping colors")
+    assert "the" not in terms_of("the colour")
+
+
+def test_japanese_terms_are_bigrams_without_kana_only_ones():
+    terms = terms_of("設定ファイルをすること")
+    assert {"設定", "ファ", "イル"} <= terms
+    assert "する" not in terms
+
+
+def test_question_terms_join_the_question_and_its_english_rewrite():
+    terms = question_terms(["ページャーはどこ？", "pager program", ""])
+    assert "pager" in terms and "ペー" in terms
+
+
+def test_short_text_is_returned_whole():
+    assert focus("a = 1\nb = 2", {"a"}, 100, estimate_llm_tokens) == ("a = 1\nb = 2", False)
+
+
+def test_without_matching_lines_the_start_is_kept():
+    text = "\n".join(f"line number {i} of the body" for i in range(200))
+    out, cut = focus(text, {"nothing"}, 60, estimate_llm_tokens)
+    lines = out.splitlines()
+    assert (
+        cut and lines[0] == "line number 0 of the body" and lines[1] == "line number 1 of the body"
+    )
+    assert lines[-1] == ELISION and estimate_llm_tokens(out) <= 60 + 2
+
+
+def test_a_single_huge_line_is_cut_by_characters():
+    out, cut = focus("x" * 10_000, set(), 50, estimate_llm_tokens)
+    assert cut and out.endswith(ELISION) and len(out) < 1000

@@ -1,0 +1,75 @@
+from groundls.answer.hygiene import LabelFilter, pasted_share, repoint_citations, strip_labels
+
+
+def test_an_echoed_label_line_is_dropped():
+    text, n = strip_labels(
+        "[1] src/click/utils.py:296-319 (echo)\nThe echo function strips codes [1]."
+    )
+    assert text == "The echo function strips codes [1]." and n == 1
+
+
+def test_a_bold_numbered_label_heading_is_dropped():
+    text, n = strip_labels("**[2] docs/utils.rst:50-86 (Utilities > ANSI Colors)**\n\nColors [2].")
+    assert text == "Colors [2]." and n == 1
+
+
+def test_an_inline_label_becomes_its_bare_path():
+    text, n = strip_labels("It is done in src/click/_compat.py:496-503 (should_strip_ansi) [2].")
+    assert text == "It is done in src/click/_compat.py [2]." and n == 1
+
+
+def test_text_without_labels_is_untouched():
+    source = "Meetings run 10:30-11:00 and the ratio is 1:2-3 [1]."
+    assert strip_labels(source) == (source, 0)
+
+
+EXCERPTS = {
+    1: "def open_url(url): launches the browser with webbrowser.open",
+    2: "def should_strip_ansi(stream): strip colors when the stream is not a tty, e.g. piped to a file",
+}
+
+
+def test_a_citation_of_an_unrelated_excerpt_moves_to_the_one_holding_the_sentence():
+    text, moves = repoint_citations(
+        "Colors are stripped when the stream is piped to a file [1]. The browser opens urls [1].",
+        EXCERPTS,
+    )
+    assert text == (
+        "Colors are stripped when the stream is piped to a file [2]. The browser opens urls [1]."
+    )
+    assert moves == [(1, 2)]
+
+
+def test_a_citation_that_shares_words_with_its_excerpt_stays():
+    source = "The browser is launched by open_url [1]."
+    assert repoint_citations(source, EXCERPTS) == (source, [])
+
+
+def test_pasted_share_is_high_for_a_copy_and_low_for_own_words():
+    body = EXCERPTS[2]
+    assert pasted_share(body + " [2]", [body]) == 1.0
+    assert pasted_share("Output loses its colours when it is not a terminal [2].", [body]) < 0.2
+
+
+def stream(pieces: list[str]) -> tuple[str, int]:
+    f = LabelFilter()
+    text = "".join(f.feed(p) for p in pieces) + f.finish()
+    return text, f.dropped
+
+
+def test_streaming_drops_a_label_line_split_over_pieces():
+    text, dropped = stream(["[1] src/cl", "ick/utils.py:29", "6-319 (echo)\n", "It strips [1]."])
+    assert text == "It strips [1]." and dropped == 1
+
+
+def test_streaming_passes_ordinary_text_as_soon_as_its_first_word_is_done():
+    f = LabelFilter()
+    assert f.feed("The") == ""  # might still become a label
+    assert f.feed(" echo function") == "The echo function"
+    assert f.feed(" strips [1].") == " strips [1]."
+    assert f.finish() == ""
+
+
+def test_streaming_keeps_a_line_that_merely_mentions_a_location_later():
+    text, dropped = stream(["See the code in src/a.py:1-5 (f) [1].\n", "Done."])
+    assert text == "See the code in src/a.py:1-5 (f) [1].\nDone." and dropped == 0
