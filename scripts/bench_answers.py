@@ -85,6 +85,8 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
         config.answer.context_tokens = args.context_tokens
     if args.time_limit:
         config.answer.time_limit_s = args.time_limit
+    if args.first_token_s is not None:
+        config.answer.first_token_s = args.first_token_s
     if args.extractive:
         config.answer.use_packaged_model = False
         config.answer.model_path = ""
@@ -276,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--style", default=None, choices=["text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
-    ap.add_argument("--context-tokens", type=int, default=0)
+    ap.add_argument("--context-tokens", type=int, default=0, help="answer.contextTokens")
+    ap.add_argument("--first-token-s", type=float, default=None, help="answer.firstTokenS")
     ap.add_argument("--extractive", action="store_true")
     ap.add_argument(
         "--no-focus",

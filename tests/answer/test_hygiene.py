@@ -73,3 +73,18 @@ def test_streaming_passes_ordinary_text_as_soon_as_its_first_word_is_done():
 def test_streaming_keeps_a_line_that_merely_mentions_a_location_later():
     text, dropped = stream(["See the code in src/a.py:1-5 (f) [1].\n", "Done."])
     assert text == "See the code in src/a.py:1-5 (f) [1].\nDone." and dropped == 0
+
+
+def test_a_marker_inside_a_sentence_is_judged_by_the_whole_sentence():
+    text, moves = repoint_citations(
+        "It is [1] stripped when the stream is piped to a file. The browser opens urls [1].",
+        EXCERPTS,
+    )
+    assert moves == [(1, 2)] and text.startswith("It is [2] stripped")
+
+
+def test_a_marker_after_the_full_stop_cites_the_sentence_before_it():
+    text, moves = repoint_citations(
+        "Colors are stripped when the stream is piped to a file. [1]\nDone.", EXCERPTS
+    )
+    assert moves == [(1, 2)]

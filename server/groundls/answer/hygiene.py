@@ -122,9 +122,8 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
     moves: list[tuple[int, int]] = []
     out: list[str] = []
     last = 0
-    sentence_start = 0
     for m in MARKER.finditer(text):
-        sentence = _sentence_before(text, sentence_start, m.start())
+        sentence = _sentence_around(text, m.start(), m.end())
         nums = marker_numbers(m.group(1))
         fixed: list[int] = []
         for n in nums:
@@ -136,22 +135,30 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
         out.append(text[last : m.start()])
         out.append(m.group(0) if fixed == nums else "[" + ", ".join(map(str, fixed)) + "]")
         last = m.end()
-        if _ends_sentence(text, m.end()):
-            sentence_start = m.end()
     out.append(text[last:])
     return "".join(out), moves
 
 
-def _sentence_before(text: str, floor: int, end: int) -> str:
-    """The sentence a marker at ``end`` belongs to (markers removed)."""
-    head = text[floor:end]
-    cut = max(head.rfind(". "), head.rfind("。"), head.rfind("\n"))
-    return MARKER.sub(" ", head[cut + 1 :] if cut >= 0 else head).strip()
+_END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
 
 
-def _ends_sentence(text: str, at: int) -> bool:
-    rest = text[at : at + 2]
-    return not rest or rest[0] in ".。!?！？\n" or rest.startswith(" ")
+def _sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence the marker at ``start:end`` cites, markers removed: the one it stands in
+    ("It is [1] stripped …"), ends ("… stripped [1]."), begins ("[1] 文字列は …") or follows
+    ("… stripped. [1]" at the end of a line)."""
+    bounds = [m.end() for m in _END.finditer(text, 0, start)]
+    head = bounds[-1] if bounds else 0
+    after = _END.search(text, end)
+    before, rest = text[head:start], text[end : after.start() if after else len(text)]
+    if before.strip():
+        return _clean(before + " " + rest if rest.strip() else before)
+    if rest.strip():
+        return _clean(rest)
+    return _clean(text[bounds[-2] if len(bounds) > 1 else 0 : head])
+
+
+def _clean(sentence: str) -> str:
+    return MARKER.sub(" ", sentence).strip()
 
 
 def _better(sentence: str, n: int, excerpts: Mapping[int, str]) -> int:

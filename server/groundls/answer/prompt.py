@@ -154,7 +154,7 @@ _USER = {
             "above. End each sentence with the number of the excerpt it comes from in square "
             "brackets, like [1]."
         ),
-        "partial": " If the excerpts only partly answer, begin with \"Likely\".",
+        "partial": ' If the excerpts only partly answer, begin with "Likely".',
     },
     "ja": {
         "excerpts": "抜粋:",
@@ -192,8 +192,7 @@ def user_prompt(
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
     reminder = words["reminder"] + (words["partial"] if unsure else "")
     return (
-        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n"
-        f"{reminder}"
+        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
     )
 
 

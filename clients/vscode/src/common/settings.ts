@@ -14,7 +14,7 @@ export interface ServerConfig {
     rewriteQuestions?: unknown;
   };
   hover?: { enabled?: unknown; count?: unknown };
-  answer?: { modelPath?: unknown; k?: unknown; timeLimitS?: unknown };
+  answer?: { modelPath?: unknown; k?: unknown; timeLimitS?: unknown; firstTokenS?: unknown };
 }
 
 /** Settings that only the client uses: how to start the server. */
@@ -42,6 +42,7 @@ export const SERVER_KEYS: readonly string[] = [
   "answer.modelPath",
   "answer.k",
   "answer.timeLimitS",
+  "answer.firstTokenS",
 ];
 
 /** Settings holding a file path, where `~` and `${workspaceFolder}` are expanded. */
