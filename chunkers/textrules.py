@@ -53,6 +53,15 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+_LOANWORD = re.compile("[\u30a1-\u30fa\u30fc]{3,}")
+
+
+def loanwords(text: str) -> list[str]:
+    """Katakana words of three letters or more (クラスター, デプロイ; split at ・): in Japanese
+    they name things, as English content words do."""
+    return _LOANWORD.findall(text)
+
+
 def is_hiragana_only(gram: str) -> bool:
     """Hiragana-only grams are particles and endings (のは, ます, です): no evidence of a topic."""
     return bool(_HIRAGANA_ONLY.match(gram))

@@ -350,8 +350,13 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert known and known.coverage == 1.0
     half = workspace.search("upload qwxzvplmk", code)
     assert half and half.coverage == 0.5
+    # of a Japanese question, the words that name things: katakana loanwords and Latin words
     japanese = workspace.search("ログレベルはどこで変更しますか")
-    assert japanese and japanese.coverage is None  # bigram coverage says little
+    assert japanese and japanese.coverage == 1.0
+    unknown = workspace.search("ログレベルとクラスターの設定")
+    assert unknown and unknown.coverage == 0.5
+    plain = workspace.search("どこで変更しますか")
+    assert plain and plain.coverage is None  # kanji and kana bigrams are in most Japanese text
     about_japanese_docs = workspace.search("upload log level", SearchFilters(kinds=("doc",)))
     assert any(is_cjk(h.text) for h in about_japanese_docs[:3])
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words

@@ -150,8 +150,6 @@ class LocalLLM:
 
     def unload(self) -> None:
         with self._lock:
-            if self._llm is not None and self.prefill_rate:
-                _remember_rate(self._rate_key(), self.prefill_rate)
             llm, self._llm = self._llm, None
             self._formatter = None
             self._prefixes.clear()
@@ -329,7 +327,7 @@ class LocalLLM:
                 common = 0
             llm.n_tokens = common
         key = tuple(tokens[:prefix])
-        if common < prefix and key in self._prefixes and self._restore(llm, key):
+        if common < prefix and self._known_prefix(key) and self._restore(llm, key):
             common = prefix
         stats.reused_tokens = common
         end = len(tokens) - 1
@@ -372,6 +370,7 @@ class LocalLLM:
             rate = tokens / seconds
             old = self.prefill_rate
             self.prefill_rate = rate if old is None else (old + rate) / 2
+            _remember_rate(self._rate_key(), self.prefill_rate)
 
     def _save(self, llm: Any, key: tuple[int, ...]) -> None:
         """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
@@ -383,8 +382,32 @@ class LocalLLM:
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
         buf = (ctypes.c_uint8 * size)()
         n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
-        if n and len(self._prefixes) < 8:
-            self._prefixes[key] = bytes(buf[:n])
+        if not n or len(self._prefixes) >= 8:
+            return
+        self._prefixes[key] = data = bytes(buf[:n])
+        path = self._prefix_file(key)
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+
+    def _prefix_file(self, key: tuple[int, ...]) -> Path:
+        """Where a prefix's state is kept between runs: by model, llama.cpp build, machine,
+        context size and the prefix's tokens (a changed prompt or build never matches)."""
+        digest = hashlib.sha256(
+            f"{self._rate_key()}|{self.n_ctx}|{','.join(map(str, key))}".encode()
+        ).hexdigest()[:32]
+        return cache_dir() / "prefixes" / f"{digest}.kv"
+
+    def _known_prefix(self, key: tuple[int, ...]) -> bool:
+        """Whether the state of this prefix was saved, in this run or an earlier one."""
+        if key in self._prefixes:
+            return True
+        with contextlib.suppress(OSError):
+            self._prefixes[key] = self._prefix_file(key).read_bytes()
+            return True
+        return False
 
     def _restore(self, llm: Any, key: tuple[int, ...]) -> bool:
         """Put a saved prefix back in place of whatever the context holds."""
@@ -397,6 +420,8 @@ class LocalLLM:
         buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
         if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
             del self._prefixes[key]
+            with contextlib.suppress(OSError):
+                self._prefix_file(key).unlink()
             llm.reset()
             return False
         llm.input_ids[: len(key)] = key

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from groundls.chunkers.textrules import is_cjk
+from groundls.chunkers.textrules import is_cjk, loanwords
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -172,18 +172,23 @@ class Searcher:
         )
 
     def _coverage(self, q: Query, rewritten: bool, hits: Sequence[Hit]) -> float | None:
-        """The share of the query's English words that occur anywhere in the workspace; None
-        when that says little: Japanese bigrams are common to most Japanese text, and English
-        words cannot occur in Japanese text (an English question may be answered by a Japanese
-        passage among the first hits) or in a workspace without English text."""
-        if not q.terms or (q.script != "latin" and not rewritten):
+        """The share of the query's words that occur anywhere in the workspace: of an English
+        question (or the English rewrite of a Japanese one) its terms; of a Japanese question
+        the words that name things, its katakana loanwords and Latin words (its kanji bigrams
+        are common to most Japanese text). None when that says little: no such words, an
+        English question among Japanese passages (English words cannot occur in Japanese text;
+        a Japanese passage among the first hits may still answer it) or in a workspace without
+        English text."""
+        if q.script == "cjk" and not rewritten:
+            words = [*loanwords(q.text), *sorted(q.words)]
+        else:
+            words = list(q.terms)
+            if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text():
+                return None
+        if not words:
             return None
-        if any(is_cjk(h.text) for h in hits[:3]):
-            return None
-        if not self._holds_english_text():
-            return None
-        present = self.store.terms_present([match_expression([t]) for t in q.terms])
-        return present / len(q.terms)
+        present = self.store.terms_present([_phrase(w) for w in words])
+        return present / len(words)
 
     def _expand_section(self, hit: Hit) -> Hit:
         """A doc hit reports its whole section when the section is short (small-to-big)."""
@@ -232,6 +237,12 @@ class Searcher:
             ):
                 out.append(near)
         return out
+
+
+def _phrase(word: str) -> str:
+    """An FTS5 phrase matching ``word`` as the index stores it (a katakana word as its run of
+    bigrams, in order)."""
+    return '"' + index_terms(word).replace('"', '""') + '"'
 
 
 def _overlaps(a: Hit, b: Hit) -> bool:
