@@ -116,6 +116,7 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         q["query"], on_sources=lambda cs: shown.extend(asdict(c) for c in cs)
     )
     cites = [asdict(c) for c in ans.citations]
+    written = model_part(ans.answer)
     texts = [h.text for c in shown if (h := workspace.get_chunk(c["chunk_id"])) is not None]
     return {
         "id": q["id"],
@@ -128,17 +129,27 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "citations": cites,
         "dropped": ans.dropped_citations,
         "repairs": ans.repairs,
-        "label_left": bool(_LABEL.search(ans.answer)) and ans.mode == "llm",
-        "pasted": round(pasted_share(ans.answer, texts), 3) if ans.mode == "llm" else None,
+        "label_left": bool(_LABEL.search(written)) and ans.mode == "llm",
+        "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
         "question_lang": detect_language(q["query"]),
-        "answer_lang": detect_language(ans.answer),
+        "answer_lang": detect_language(written),
         "cut": ans.cut,
         "fallback": ans.mode == "extractive" and ans.cut,
         "notice": ans.notice,
         "timing": ans.timing,
     }
+
+
+def model_part(answer: str) -> str:
+    """What the model wrote: an answer cut before it cited anything is followed by labelled
+    excerpts (by design, not echoed by the model)."""
+    from groundls.answer.service import _EXTRACTIVE_HEAD
+
+    for language in ("en", "ja"):
+        answer = answer.split(_EXTRACTIVE_HEAD[(language, "uncited")])[0]
+    return answer
 
 
 def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:

@@ -62,8 +62,9 @@ class LocalLLM:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 2
         self.idle_unload_s = idle_unload_s
-        #: prompt tokens read per second, measured on this machine (None until the first answer)
-        self.prefill_rate: float | None = None
+        #: prompt tokens read per second, measured on this machine (None until the first answer
+        #: here; remembered between runs)
+        self.prefill_rate: float | None = _rates().get(self._rate_key())
         self._stop: Callable[[], bool] | None = None
         self._abort: Any = None
         self._llm: Any = None
@@ -127,8 +128,6 @@ class LocalLLM:
             except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
             self.extra_buffers = extra
-            if self.prefill_rate is None:
-                self.prefill_rate = _rates().get(self._rate_key())
             self._formatter = _make_formatter(llm)
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
