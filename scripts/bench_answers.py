@@ -4,6 +4,7 @@ Usage (from the repo, with the venv's python):
     python scripts/bench_answers.py [--sets click,click-ja,ja] [--limit N] [--ids a,b]
         [--context-tokens N] [--style text|json] [--extractive] [--cancel N]
         [--index-root DIR] [--out results.jsonl]
+    python scripts/bench_answers.py --prefill    # prompt reading by tokens per compute call
 
 Corpora are the ones scripts/eval_retrieval.py fetched (GROUNDLS_EVAL_WORK, default
 /tmp/groundls-eval). Each corpus is indexed once (under --index-root), every question is asked
@@ -301,7 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=0, help="seconds (default: config)")
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
     ap.add_argument("--out", default="")
+    ap.add_argument(
+        "--prefill", action="store_true", help="only measure prompt reading by batch size"
+    )
     args = ap.parse_args(argv)
+    if args.prefill:
+        prefill_rates()
+        return 0
     names = args.sets.split(",")
     if unknown := [n for n in names if n not in SETS]:
         print(f"unknown set {unknown[0]!r}; choose from {', '.join(SETS)}", file=sys.stderr)
@@ -327,6 +334,44 @@ def main(argv: list[str] | None = None) -> int:
     for s in summaries:
         print(json.dumps(s, ensure_ascii=False))
     return 0
+
+
+def prefill_rates() -> None:
+    """Prompt-reading speed of the default model on this machine by tokens per compute call
+    (what runtime.UBATCH is chosen from)."""
+    from llama_cpp import Llama
+
+    from groundls.answer import model_files, runtime
+
+    spec, note = model_files.resolve_model("", True)
+    if spec is None:
+        print(f"no model: {note}", file=sys.stderr)
+        return
+    path = model_files.gguf_path(spec)
+    with runtime._model_params(use_extra_bufts=runtime.extra_buffers_safe(path)):
+        llm = Llama(
+            model_path=str(path),
+            n_ctx=2048,
+            n_threads=os.cpu_count() or 2,
+            n_threads_batch=os.cpu_count() or 2,
+            n_batch=512,
+            n_ubatch=512,
+            verbose=False,
+        )
+    text = "def retry_upload(path): return send(path)  # the quick brown fox jumps\n" * 60
+    tokens = llm.tokenize(text.encode())[:384]
+    llm.eval(tokens[:32])
+    for size in (8, 16, 32, 64, 128, 384):
+        llm.reset()
+        t0 = time.perf_counter()
+        for i in range(0, len(tokens), size):
+            llm.eval(tokens[i : i + size])
+        seconds = time.perf_counter() - t0
+        print(
+            f"{len(tokens)} prompt tokens in calls of {size:3d}: {len(tokens) / seconds:5.1f} tok/s, "
+            f"{seconds * size / len(tokens):.2f} s per call"
+        )
+    llm.close()
 
 
 def _cpu() -> str:

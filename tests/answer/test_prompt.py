@@ -128,10 +128,3 @@ def test_system_prompt_is_a_fixed_prefix_independent_of_the_question():
 def test_excerpt_label_does_not_repeat_a_qualified_code_title():
     h = hit(1, "x", path="src/up.py", title="up.retry", crumbs=("up", "retry"))
     assert excerpt_label(h) == "src/up.py:10-15 (up > retry)"
-
-
-def test_an_unsure_search_asks_the_model_to_say_likely_in_the_question_language():
-    ex = fit_excerpts([hit(1, "log_level = debug")], 500)
-    assert '"Likely"' in build_messages("log level?", ex, "en", unsure=True)[1]["content"]
-    assert "Likely" not in build_messages("log level?", ex, "en")[1]["content"]
-    assert "推測ですが" in build_messages("ログレベルは？", ex, "ja", unsure=True)[1]["content"]

@@ -154,7 +154,6 @@ _USER = {
             "above. End each sentence with the number of the excerpt it comes from in square "
             "brackets, like [1]."
         ),
-        "partial": ' If the excerpts only partly answer, begin with "Likely".',
     },
     "ja": {
         "excerpts": "抜粋:",
@@ -165,7 +164,6 @@ _USER = {
             "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
             "抜粋に答えがない場合は「ワークスペースには記載がありません」と答えてください。"
         ),
-        "partial": "抜粋が部分的にしか答えていない場合は「推測ですが」で始めてください。",
     },
 }
 
@@ -182,17 +180,14 @@ def system_prompt(language: Language, style: str = "text") -> str:
     return text
 
 
-def user_prompt(
-    question: str, excerpts: Sequence[Excerpt], language: Language, unsure: bool = False
-) -> str:
-    """Excerpts, the question, then the citation rule again (the model heeds the last words);
-    when the search is ``unsure`` the excerpts answer, the model is asked to say "likely"."""
+def user_prompt(question: str, excerpts: Sequence[Excerpt], language: Language) -> str:
+    """Excerpts, the question, then the citation rule again (the model heeds the last words)."""
     lang = language if language in _USER else "en"
     words = _USER[lang]
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
-    reminder = words["reminder"] + (words["partial"] if unsure else "")
     return (
-        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
+        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n"
+        f"{words['reminder']}"
     )
 
 
@@ -201,11 +196,9 @@ def build_messages(
     excerpts: Sequence[Excerpt],
     language: Language,
     style: str = "text",
-    *,
-    unsure: bool = False,
 ) -> list[dict[str, str]]:
     """A stateless two-message chat: fixed system rules, then excerpts + question + reminder."""
     return [
         {"role": "system", "content": system_prompt(language, style)},
-        {"role": "user", "content": user_prompt(question, excerpts, language, unsure)},
+        {"role": "user", "content": user_prompt(question, excerpts, language)},
     ]

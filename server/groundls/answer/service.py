@@ -248,7 +248,6 @@ class AnswerService:
                     cancel,
                     t0,
                     timing,
-                    unsure=found.confidence == "low",
                 )
                 self._load_error = ""
             except model_files.ModelError as exc:
@@ -335,11 +334,9 @@ class AnswerService:
         cancel: threading.Event | None,
         t0: float,
         timing: dict[str, float | None],
-        *,
-        unsure: bool = False,
     ) -> Answer:
         style = self.style
-        messages = build_messages(question, excerpts, language, style, unsure=unsure)
+        messages = build_messages(question, excerpts, language, style)
         deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
         stats = runtime.GenerationStats()
         raw_parts: list[str] = []
