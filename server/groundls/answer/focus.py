@@ -9,19 +9,15 @@ stands for its whole chunk: citations map to the chunk's full location.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
-from groundls.chunkers.textrules import STOPWORDS, cjk_bigrams, cjk_runs, is_hiragana_only
+from groundls.answer.citations import features
 
 TokenCounter = Callable[[str], int]
 
 #: Lines of context kept on each side of a line that matches the question.
 CONTEXT_LINES = 1
 ELISION = "…"
-
-_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-
 
 def _stem(word: str) -> str:
     """A crude stem that makes ``strip``/``stripping``/``stripped`` and ``color``/``colors`` one
@@ -30,13 +26,9 @@ def _stem(word: str) -> str:
 
 
 def terms_of(text: str) -> set[str]:
-    """The content words of ``text`` (identifiers split, stemmed) and its Japanese bigrams."""
-    words = {
-        _stem(w.lower()) for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS
-    }
-    for run in cjk_runs(text):
-        words.update(g for g in cjk_bigrams(run) if not is_hiragana_only(g))
-    return words
+    """The content words of ``text`` (identifiers split, stemmed) and its Japanese bigrams: the
+    citation check's features (:func:`groundls.answer.citations.features`), stemmed."""
+    return {_stem(f) if f.isascii() else f for f in features(text)}
 
 
 def question_terms(texts: Iterable[str]) -> set[str]:
