@@ -19,6 +19,7 @@ TokenCounter = Callable[[str], int]
 CONTEXT_LINES = 1
 ELISION = "…"
 
+
 def _stem(word: str) -> str:
     """A crude stem that makes ``strip``/``stripping``/``stripped`` and ``color``/``colors`` one
     word: the first five letters of longer words."""

@@ -295,13 +295,8 @@ class LocalLLM:
         if cut <= 0:
             return 0
         head = self._llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=add_bos, special=True)
-        n = 0
-        for a, b in zip(head, tokens, strict=False):
-            if a != b:
-                break
-            n += 1
         # the last token of the head may merge differently with what follows: leave it out
-        return max(0, n - 1)
+        return max(0, _common_prefix(head, tokens) - 1)
 
     def _prefill(
         self,
@@ -314,12 +309,7 @@ class LocalLLM:
     ) -> bool:
         """Evaluate all but the last prompt token, re-using the cached prefix (or a saved fixed
         prefix, see ``_prefixes``); False if stopped."""
-        cached = llm.input_ids[: llm.n_tokens].tolist()
-        common = 0
-        for a, b in zip(cached, tokens[:-1], strict=False):
-            if a != b:
-                break
-            common += 1
+        common = _common_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens[:-1])
         if common < llm.n_tokens:
             if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
                 llm.reset()
@@ -426,6 +416,16 @@ class LocalLLM:
         llm.input_ids[: len(key)] = key
         llm.n_tokens = len(key)
         return True
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two token lists share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 # --- CPU probe ----------------------------------------------------------------------------------

@@ -240,14 +240,7 @@ class AnswerService:
         else:
             try:
                 ans = self._generate(
-                    model,
-                    question,
-                    excerpts,
-                    language,
-                    on_token,
-                    cancel,
-                    t0,
-                    timing,
+                    model, question, excerpts, language, on_token, cancel, t0, timing
                 )
                 self._load_error = ""
             except model_files.ModelError as exc:
