@@ -33,8 +33,8 @@ class GenerationStats:
     stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
 
 
-#: Prompt tokens per llama.cpp compute batch: on 2 cores 128 read fastest (measured: 27 tok/s vs
-#: 24 at 384 and 16 at 16; BENCHMARKS.md).
+#: Prompt tokens per llama.cpp compute batch: small batches read slowly (each streams all weights),
+#: from 64 up the speed is flat within noise on 2 cores (BENCHMARKS.md, `bench_answers --prefill`).
 UBATCH = 128
 
 
