@@ -242,7 +242,7 @@ class Searcher:
 def _phrase(word: str) -> str:
     """An FTS5 phrase matching ``word`` as the index stores it (a katakana word as its run of
     bigrams, in order)."""
-    return '"' + index_terms(word).replace('"', '""') + '"'
+    return match_expression([index_terms(word)])
 
 
 def _overlaps(a: Hit, b: Hit) -> bool:
