@@ -47,33 +47,33 @@ def focus(text: str, terms: set[str], budget: int, count: TokenCounter) -> tuple
     if count(text) <= budget:
         return text, False
     lines = text.splitlines()
-    if count(lines[0] + "\n") > budget:
+    costs = [count(line + "\n") for line in lines]
+    if costs[0] > budget:
         # a single huge first line: cut by characters, proportionally
-        keep = max(1, int(len(lines[0]) * budget / max(count(lines[0]), 1)))
+        keep = max(1, int(len(lines[0]) * budget / max(costs[0], 1)))
         return lines[0][:keep] + "\n" + ELISION, True
     matches = [len(terms_of(line) & terms) for line in lines]
     keep: set[int] = {0}
-    used = count(lines[0] + "\n") if lines else 0
+    used = costs[0]
     order = sorted((i for i, m in enumerate(matches) if m), key=lambda i: (-matches[i], i))
     for i in order:
         window = range(max(0, i - CONTEXT_LINES), min(len(lines), i + CONTEXT_LINES + 1))
         new = [j for j in window if j not in keep and lines[j].strip()]
-        cost = sum(count(lines[j] + "\n") for j in new) + 1
+        cost = sum(costs[j] for j in new) + 1
         if used + cost > budget:
-            if count(lines[i] + "\n") + used + 1 <= budget and i not in keep:
+            if costs[i] + used + 1 <= budget and i not in keep:
                 keep.add(i)
-                used += count(lines[i] + "\n") + 1
+                used += costs[i] + 1
             continue
         keep.update(new)
         used += cost
     if len(keep) == 1:
         # nothing matched: the start of the excerpt, as far as the budget goes
         for j in range(1, len(lines)):
-            cost = count(lines[j] + "\n")
-            if used + cost > budget:
+            if used + costs[j] > budget:
                 break
             keep.add(j)
-            used += cost
+            used += costs[j]
     out: list[str] = []
     last = -1
     for j in sorted(keep):

@@ -20,15 +20,16 @@ _LABEL = re.compile(
     r"(?P<path>(?=[^\s:]*[A-Za-z])[^\s:()\[\]\"'`]+):(?P<start>\d+)-(?P<end>\d+)"
     r"(?:[ \t]*\([^)\n]*\))?"
 )
-#: A line that is nothing but a label, maybe numbered and in bold or code quotes.
-_LABEL_LINE = re.compile(
-    r"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋)\s*)?(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*"
-    + _LABEL.pattern
-    + r"[*`]*[ \t:：]*$",
-    re.IGNORECASE | re.MULTILINE,
+#: What may stand before a label on its line: quoting, list or heading marks, a word such as
+#: "Source", the excerpt's number, bold or code quotes.
+_LINE_HEAD = re.compile(
+    r"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋)\s*)?(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*",
+    re.IGNORECASE,
 )
-
-_LINE_HEAD = re.compile(r"^[ \t>*#`-]*(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*")
+#: A line that is nothing but a label.
+_LABEL_LINE = re.compile(
+    _LINE_HEAD.pattern + _LABEL.pattern + r"[*`]*[ \t:：]*$", re.IGNORECASE | re.MULTILINE
+)
 
 
 class LabelFilter:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundls.answer.focus import focus
+from groundls.answer.focus import TokenCounter, focus
 from groundls.chunkers.textrules import estimate_llm_tokens, script_counts
 from groundls.results import Hit
 
@@ -26,9 +26,6 @@ def detect_language(text: str) -> Language:
     if kana and share >= 0.15:
         return "ja"
     return "ja" if share >= 0.3 else "en"
-
-
-TokenCounter = Callable[[str], int]
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -64,7 +65,7 @@ class LocalLLM:
         self.idle_unload_s = idle_unload_s
         #: prompt tokens read per second, measured on this machine (None until the first answer
         #: here; remembered between runs)
-        self.prefill_rate: float | None = _rates().get(self._rate_key())
+        self.prefill_rate: float | None = _rates().get(self._rate_key)
         self._stop: Callable[[], bool] | None = None
         self._abort: Any = None
         self._llm: Any = None
@@ -157,7 +158,9 @@ class LocalLLM:
                     llm.close()
                 log.info("unloaded %s", self.spec.name)
 
+    @functools.cached_property
     def _rate_key(self) -> str:
+        """This model on this machine and llama.cpp build (speeds and saved states are per key)."""
         try:
             machine = _probe_key()
         except Exception:  # noqa: BLE001 - llama_cpp missing or odd: rates are per process then
@@ -332,13 +335,18 @@ class LocalLLM:
 
         # the fixed prefix first (its state is kept for later prompts), then the rest
         segments = [(common, prefix), (prefix, end)] if common < prefix < end else [(common, end)]
+
+        def keep_prefix() -> None:
+            # the context holds exactly the fixed prefix: keep its state for later prompts
+            if prefix and llm.n_tokens == prefix and key not in self._prefixes:
+                self._save(llm, key)
+
         self._stop = stop
         try:
             for start, stop_at in segments:
                 if stop():
                     return False
-                if start == prefix and prefix > 0 and key not in self._prefixes:
-                    self._save(llm, key)
+                keep_prefix()
                 t0 = time.perf_counter()
                 try:
                     llm.eval(tokens[start:stop_at])
@@ -347,8 +355,7 @@ class LocalLLM:
                         return False  # aborted by ``stop``; the next eval drops the partial state
                     raise
                 self._observe(stop_at - start, time.perf_counter() - t0)
-            if prefix == end and key not in self._prefixes and prefix > 0:
-                self._save(llm, key)
+            keep_prefix()
         finally:
             self._stop = None
         return True
@@ -359,7 +366,7 @@ class LocalLLM:
             rate = tokens / seconds
             old = self.prefill_rate
             self.prefill_rate = rate if old is None else (old + rate) / 2
-            _remember_rate(self._rate_key(), self.prefill_rate)
+            _remember_rate(self._rate_key, self.prefill_rate)
 
     def _save(self, llm: Any, key: tuple[int, ...]) -> None:
         """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
@@ -367,25 +374,22 @@ class LocalLLM:
 
         import llama_cpp
 
+        if len(self._prefixes) >= 8:
+            return
         ctx = llm._ctx.ctx
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
         buf = (ctypes.c_uint8 * size)()
         n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
-        if not n or len(self._prefixes) >= 8:
+        if not n:
             return
         self._prefixes[key] = data = bytes(buf[:n])
-        path = self._prefix_file(key)
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+        _write_atomic(self._prefix_file(key), data)
 
     def _prefix_file(self, key: tuple[int, ...]) -> Path:
         """Where a prefix's state is kept between runs: by model, llama.cpp build, machine,
         context size and the prefix's tokens (a changed prompt or build never matches)."""
         digest = hashlib.sha256(
-            f"{self._rate_key()}|{self.n_ctx}|{','.join(map(str, key))}".encode()
+            f"{self._rate_key}|{self.n_ctx}|{','.join(map(str, key))}".encode()
         ).hexdigest()[:32]
         return cache_dir() / "prefixes" / f"{digest}.kv"
 
@@ -499,11 +503,7 @@ def extra_buffers_safe(model_path: Path) -> bool:
             proc.returncode,
         )
     record[key] = ok
-    with contextlib.suppress(OSError):
-        record_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = record_path.with_name(record_path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(record, indent=1))
-        os.replace(tmp, record_path)
+    _write_atomic(record_path, json.dumps(record, indent=1).encode())
     return ok
 
 
@@ -542,11 +542,16 @@ def _rates() -> dict[str, float]:
 def _remember_rate(key: str, rate: float) -> None:
     rates = _rates()
     rates[key] = round(rate, 2)
-    path = cache_dir() / "prefill_rates.json"
+    _write_atomic(cache_dir() / "prefill_rates.json", json.dumps(rates, indent=1).encode())
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step (another process never reads half a file);
+    a cache that cannot be written is only a lost speed-up."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(rates, indent=1))
+        tmp.write_bytes(data)
         os.replace(tmp, path)
 
 

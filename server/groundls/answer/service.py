@@ -386,9 +386,9 @@ class AnswerService:
             if not 1 <= n <= len(excerpts) and n not in dropped:
                 dropped.append(n)
         by_n = {e.n: e for e in excerpts}
-        answer_text, moves = hygiene.repoint_citations(
-            answer_text, {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
-        )
+        # what a citation is checked against: the whole chunk and its label
+        bodies = {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
+        answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {"echoed_labels": labels, "moved_citations": len(moves)}
@@ -401,7 +401,7 @@ class AnswerService:
             for n in numbers:
                 e = by_n[n]
                 said = sentences.get(n) or [cit.MARKER.sub(" ", answer_text)]
-                weak = cit.is_weak(said, e.hit.text + "\n" + excerpt_label(e.hit))
+                weak = cit.is_weak(said, bodies[n])
                 citations_out.append(_citation(e, weak))
         notice = ""
         if cut:
