@@ -232,3 +232,19 @@ def test_japanese_question_about_english_code_is_searched_in_english_too(tmp_pat
         assert result[0].path == "src/pager.py"
     finally:
         workspace.close()
+
+
+def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(service):
+    from groundls.answer import runtime
+    from groundls.answer.prompt import build_messages
+
+    model = service._model()
+    question = build_messages("How do I roll back a deployment?", [], "en")
+    list(model.stream(question, max_tokens=2, stats=runtime.GenerationStats()))
+    other = [{"role": "system", "content": "Rewrite as English."}, {"role": "user", "content": "x"}]
+    list(model.stream(other, max_tokens=2, stats=runtime.GenerationStats()))
+    again = runtime.GenerationStats()
+    list(model.stream(question, max_tokens=2, stats=again))
+    # the other prompt shares no tokens with the system prompt: its state was restored
+    assert again.reused_tokens >= model._fixed_prefix(question, model.prompt_tokens(question))
+    assert again.reused_tokens > 50
