@@ -22,6 +22,8 @@ through the workspace's answer service with the real default model, as a user's 
                          excerpts shown (what the model could cite)
   language match         answer language == question language
   not found              unanswerable questions answered "not found"; answerable ones refused
+  hedged                 answers that begin "Likely:"/「推測ですが」 (search confidence low), of the
+                         answerable and of the unanswerable questions
 
 --cancel N also asks the first N answerable questions again and cancels each while the model reads
 the prompt (1 s after the search returned), reporting how long the stop took and whether anything
@@ -109,7 +111,7 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
 
 
 def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
-    from groundls.answer.hygiene import pasted_share
+    from groundls.answer.hygiene import pasted_share, says_hedge
     from groundls.answer.prompt import detect_language
 
     shown: list[dict[str, Any]] = []
@@ -138,6 +140,8 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "answer_lang": detect_language(written),
         "cut": ans.cut,
         "fallback": ans.mode == "extractive" and ans.cut,
+        "confidence": ans.confidence,
+        "hedged": ans.found and ans.mode == "llm" and says_hedge(ans.answer),
         "notice": ans.notice,
         "timing": ans.timing,
     }
@@ -273,6 +277,10 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
             sum(1 for r in unanswerable if not r["found"]), len(unanswerable)
         ),
         "answerable_refused": share(sum(1 for r in answerable if not r["found"]), len(answerable)),
+        "hedged_answerable_unanswerable": (
+            share(sum(1 for r in answerable if r["hedged"]), len(answerable)),
+            share(sum(1 for r in unanswerable if r["hedged"]), len(unanswerable)),
+        ),
         "valid_citations": share(
             sum(1 for r in rows if r["found"] and not r["dropped"]),
             sum(1 for r in rows if r["found"]),

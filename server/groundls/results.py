@@ -198,3 +198,5 @@ class Answer:
     answer_started: bool = True
     #: What post-processing mended: echoed excerpt labels removed, citations re-pointed.
     repairs: dict[str, int] = field(default_factory=dict)
+    #: How sure the search was of the excerpts ("high", "medium", "low"; "none" without any).
+    confidence: str = ""

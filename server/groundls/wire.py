@@ -111,6 +111,7 @@ def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]
         "found": answer.found,
         "language": answer.language,
         "mode": answer.mode,
+        "confidence": answer.confidence,
         "model": answer.model,
         "citations": [citation_json(c, folder) for c in answer.citations],
         "dropped_citations": list(answer.dropped_citations),

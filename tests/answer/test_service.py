@@ -275,6 +275,43 @@ def test_a_low_confidence_search_lets_the_model_judge_the_nearest_excerpts():
     assert model.calls == 1
 
 
+def test_an_answer_over_low_confidence_excerpts_begins_by_saying_it_is_likely():
+    svc, workspace = service([UPLOAD], FakeModel(["Uploads ", "are retried [1]."]))
+    workspace.confidence = "low"
+    streamed: list[str] = []
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert ans.found and ans.confidence == "low"
+    assert ans.answer.startswith("Likely: Uploads are retried [1].")
+    assert "".join(streamed).startswith("Likely: Uploads")
+    assert [c.n for c in ans.citations] == [1]
+
+
+def test_a_japanese_answer_over_low_confidence_excerpts_begins_with_suiso_desu_ga():
+    svc, workspace = service([LOGDOC], FakeModel(["config.toml の log_level で変更します [1]。"]))
+    workspace.confidence = "low"
+    ans = svc.ask("ログレベルはどこで変更しますか？")
+    assert ans.answer.startswith("推測ですが、config.toml")
+
+
+def test_answers_over_confident_excerpts_are_not_hedged():
+    for confidence in ("high", "medium"):
+        svc, workspace = service([UPLOAD], FakeModel(["Uploads are retried [1]."]))
+        workspace.confidence = confidence
+        ans = svc.ask("where do we retry failed uploads?")
+        assert ans.answer.startswith("Uploads") and ans.confidence == confidence
+
+
+def test_a_hedge_is_not_added_to_not_found_or_to_an_answer_that_already_hedges():
+    svc, workspace = service([UPLOAD], FakeModel(["The workspace does not say."]))
+    workspace.confidence = "low"
+    ans = svc.ask("how does billing work?")
+    assert not ans.found and not ans.answer.startswith("Likely")
+    svc, workspace = service([UPLOAD], FakeModel(["Probably in retry_upload [1]."]))
+    workspace.confidence = "low"
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.answer.startswith("Probably in retry_upload")
+
+
 def test_a_low_confidence_search_for_words_the_workspace_lacks_is_not_found_at_once():
     model = FakeModel(["Mercury boils at [1]."])
     svc, workspace = service([UPLOAD], model)

@@ -6,6 +6,8 @@
   while another excerpt holds most of them, is re-pointed at that excerpt.
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
   report it; the prompt asks for the model's own words).
+- Asked to hedge, a 1.5B model writes only the hedge: the service adds it instead, unless the
+  answer already begins with one (:func:`says_hedge`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ _LINE_HEAD = re.compile(
 _LABEL_LINE = re.compile(
     _LINE_HEAD.pattern + _LABEL.pattern + r"[*`]*[ \t:：]*$", re.IGNORECASE | re.MULTILINE
 )
+
+
+_HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)
+
+
+def says_hedge(text: str) -> bool:
+    """Whether an answer already begins by saying it is an inference."""
+    return bool(_HEDGED.match(text))
 
 
 class LabelFilter:

@@ -69,6 +69,9 @@ _EXTRACTIVE_HEAD = {
     ),
     ("ja", "uncited"): "回答が引用の前に打ち切られたため、関連する抜粋を示します。",
 }
+#: How an answer begins when the search found only the nearest excerpts, with no keyword or
+#: agreement evidence (confidence "low"): the model may have had to infer (seed 002).
+_HEDGE = {"en": "Likely: ", "ja": "推測ですが、"}
 _CUT_NOTE = {
     "en": " … [answer cut: {why}]",
     "ja": " …［回答は途中で打ち切られました: {why}］",
@@ -220,7 +223,9 @@ class AnswerService:
                 on_token(text)
             timing["first_token_ms"] = _ms(t0)
             timing["total_ms"] = _ms(t0)
-            ans = Answer(text, False, language, "not_found", timing=timing)
+            ans = Answer(
+                text, False, language, "not_found", timing=timing, confidence=found.confidence
+            )
             self._record(question, ans)
             return ans
 
@@ -239,8 +244,9 @@ class AnswerService:
             ans = self._extractive(excerpts, language, "missing", self._note, on_token, t0)
         else:
             try:
+                hedge = _HEDGE[language] if found.confidence == "low" else ""
                 ans = self._generate(
-                    model, question, excerpts, language, on_token, cancel, t0, timing
+                    model, question, excerpts, language, on_token, cancel, t0, timing, hedge
                 )
                 self._load_error = ""
             except model_files.ModelError as exc:
@@ -267,6 +273,7 @@ class AnswerService:
                     ans.answer = f"{ans.answer}\n\n{tail.answer}".strip()
                     ans.citations = tail.citations
         ans.sources = sources
+        ans.confidence = found.confidence
         ans.timing = {**timing, **ans.timing}
         ans.timing["total_ms"] = _ms(t0)
         self._record(question, ans)
@@ -327,7 +334,10 @@ class AnswerService:
         cancel: threading.Event | None,
         t0: float,
         timing: dict[str, float | None],
+        hedge: str = "",
     ) -> Answer:
+        """The model's answer over the excerpts, streamed; ``hedge`` begins an answer that was
+        found (shown with the first words, so it never arrives before them)."""
         style = self.style
         messages = build_messages(question, excerpts, language, style)
         deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
@@ -342,6 +352,8 @@ class AnswerService:
                 return
             if timing["first_token_ms"] is None:
                 timing["first_token_ms"] = _ms(t0)
+            if hedge and not shown and not hygiene.says_hedge(visible):
+                visible = hedge + visible.lstrip()
             shown.append(visible)
             if on_token is not None:
                 on_token(visible)
@@ -403,6 +415,8 @@ class AnswerService:
                 said = sentences.get(n) or [cit.MARKER.sub(" ", answer_text)]
                 weak = cit.is_weak(said, bodies[n])
                 citations_out.append(_citation(e, weak))
+        if found and hedge and not hygiene.says_hedge(answer_text):
+            answer_text = hedge + answer_text.lstrip()
         notice = ""
         if cut:
             why = {
