@@ -39,6 +39,88 @@ class GenerationStats:
 UBATCH = 128
 
 
+class AbortSwitch:
+    """A stop switch llama.cpp reads between compute steps without taking Python's GIL.
+
+    ggml asks its abort callback before every graph node, hundreds of times per batch. A Python
+    callback takes the GIL each time, and while another thread of the process runs Python (the
+    language server re-indexing a saved file) every call waits for it: prompt reading fell from
+    14 to 9 tok/s with one busy thread (BENCHMARKS.md, fifth session). The callback is therefore
+    C's ``atoi`` over a two-byte flag (``"0"``/``"1"``), which only reads memory; a watcher
+    thread turns it on when ``stop()`` says so, checked every ``POLL_S``. Where libc cannot be
+    found, a Python callback does the same check directly."""
+
+    POLL_S = 0.02
+
+    def __init__(self) -> None:
+        import ctypes
+
+        self._flag = ctypes.create_string_buffer(b"0", 2)
+        self._callback: Any = None
+        self._stop: Callable[[], bool] | None = None
+        self.native = False
+
+    def install(self, llm: Any) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        atoi = _libc_atoi()
+        if atoi is not None:
+            self._callback = ctypes.cast(atoi, llama_cpp.ggml_abort_callback)
+            data = ctypes.cast(self._flag, ctypes.c_void_p)
+            self.native = True
+        else:
+
+            def check(_data: Any) -> bool:
+                stop = self._stop
+                return bool(stop is not None and stop())
+
+            self._callback = llama_cpp.ggml_abort_callback(check)  # kept: llama.cpp holds it
+            data = None
+        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, self._callback, data)
+
+    @contextlib.contextmanager
+    def watching(self, stop: Callable[[], bool]) -> Iterator[None]:
+        """While the block runs, llama.cpp stops computing soon after ``stop()`` is true."""
+        self._flag.value = b"0"
+        self._stop = stop
+        done = threading.Event()
+        watcher = None
+        if self.native:
+
+            def watch() -> None:
+                while not done.wait(self.POLL_S):
+                    if stop():
+                        self._flag.value = b"1"
+                        return
+
+            watcher = threading.Thread(target=watch, name="groundls-abort", daemon=True)
+            watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            if watcher is not None:
+                watcher.join()
+            self._stop = None
+            self._flag.value = b"0"
+
+
+def _libc_atoi() -> Any:
+    """C's ``atoi`` (``int atoi(const char *)``: 0 or 1 for the flag, returned where a ``bool``
+    is read), or None."""
+    import ctypes
+    import ctypes.util
+
+    for name in (None, ctypes.util.find_library("c"), "msvcrt"):
+        try:
+            return ctypes.CDLL(name).atoi
+        except (OSError, AttributeError, TypeError):
+            continue
+    return None
+
+
 class Cancelled(Exception):
     """Raised inside generation when the cancel event is set or the deadline passes."""
 
@@ -66,8 +148,7 @@ class LocalLLM:
         #: prompt tokens read per second, measured on this machine (None until the first answer
         #: here; remembered between runs)
         self.prefill_rate: float | None = _rates().get(self._rate_key)
-        self._stop: Callable[[], bool] | None = None
-        self._abort: Any = None
+        self._abort = AbortSwitch()
         self._llm: Any = None
         self._formatter: Any = None
         self._lock = threading.RLock()
@@ -125,7 +206,7 @@ class LocalLLM:
                         seed=0,
                         verbose=False,
                     )
-                self._install_abort(llm)
+                self._abort.install(llm)
             except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
             self.extra_buffers = extra
@@ -134,19 +215,6 @@ class LocalLLM:
             self.last_load_ms = (time.perf_counter() - t0) * 1000
             log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
             return llm
-
-    def _install_abort(self, llm: Any) -> None:
-        """Let llama.cpp stop a prompt being read between two compute steps (milliseconds apart)
-        when ``_stop`` says so: cancel and the time limit act at once, and the prompt is read in
-        the largest, fastest batches."""
-        import llama_cpp
-
-        def abort(_data: Any) -> bool:
-            stop = self._stop
-            return bool(stop is not None and stop())
-
-        self._abort = llama_cpp.ggml_abort_callback(abort)  # kept: llama.cpp holds the pointer
-        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, self._abort, None)
 
     def unload(self) -> None:
         with self._lock:
@@ -341,8 +409,7 @@ class LocalLLM:
             if prefix and llm.n_tokens == prefix and key not in self._prefixes:
                 self._save(llm, key)
 
-        self._stop = stop
-        try:
+        with self._abort.watching(stop):
             for start, stop_at in segments:
                 if stop():
                     return False
@@ -356,8 +423,6 @@ class LocalLLM:
                     raise
                 self._observe(stop_at - start, time.perf_counter() - t0)
             keep_prefix()
-        finally:
-            self._stop = None
         return True
 
     def _observe(self, tokens: int, seconds: float) -> None:
