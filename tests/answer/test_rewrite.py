@@ -53,3 +53,26 @@ def test_generation_stops_at_the_end_of_the_first_line():
     model = ScriptedModel("pager long output\n This function shows text one page at a time")
     assert QueryRewriter().english(model, "長い出力は？") == "pager long output"
     assert model.pieces_read == 3  # nothing after the line break was generated
+
+
+def test_replies_are_kept_between_processes_per_model(tmp_path):
+    path = tmp_path / "rewrites.json"
+    first = ScriptedModel("pager for long output")
+    first.name = "model-a"
+    assert QueryRewriter(path).english(first, "長い出力は？") == "pager for long output"
+    again = ScriptedModel("something else")
+    again.name = "model-a"
+    assert QueryRewriter(path).english(again, "長い出力は？") == "pager for long output"
+    assert again.calls == 0
+    other = ScriptedModel("long output paging")
+    other.name = "model-b"
+    assert QueryRewriter(path).english(other, "長い出力は？") == "long output paging"
+    assert other.calls == 1
+
+
+def test_an_unreadable_cache_file_is_ignored(tmp_path):
+    path = tmp_path / "rewrites.json"
+    path.write_text("{not json")
+    model = ScriptedModel("pager for long output")
+    assert QueryRewriter(path).english(model, "長い出力は？") == "pager for long output"
+    assert model.calls == 1

@@ -5,15 +5,20 @@ and English-only vectors read it poorly. The packaged model turns such a questio
 English query in one or two seconds (a one-sentence instruction, the question, a few dozen
 tokens out). Small models sometimes reply in Chinese, echo the Japanese or explain instead, so
 a reply is used only when it is a short line of Latin-script words; otherwise the search goes on
-without it. Replies are cached by question.
+without it. Replies are cached by model and question, in memory and in the user cache (a new
+process, or the editor restarted, does not ask the model again).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from groundls.chunkers.textrules import is_cjk
@@ -61,19 +66,37 @@ def _first_line(pieces: Iterator[str]) -> str:
 class QueryRewriter:
     """English search words for a question, from a model that may be absent or busy."""
 
-    def __init__(self) -> None:
-        self._cache: OrderedDict[str, str | None] = OrderedDict()
+    def __init__(self, path: Path | None = None) -> None:
+        """``path``: a JSON file keeping the replies between processes (None: memory only)."""
+        self._path = path
+        self._cache: OrderedDict[str, str | None] = OrderedDict(self._load())
         self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, str | None]:
+        if self._path is None:
+            return {}
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {
+                    k: v
+                    for k, v in data.items()
+                    if isinstance(k, str) and isinstance(v, str | None)
+                }
+        return {}
 
     def english(self, model: Any, question: str) -> str | None:
         """The question as English search words, or None (no model, busy, or an unusable reply).
 
         A model busy answering another question is not waited for: the search goes on."""
+        if model is None:
+            return None
+        key = _key(model, question)
         with self._lock:
-            if question in self._cache:
-                self._cache.move_to_end(question)
-                return self._cache[question]
-        if model is None or getattr(model, "busy", False):
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        if getattr(model, "busy", False):
             return None
         messages = [
             {"role": "system", "content": INSTRUCTION},
@@ -85,7 +108,18 @@ class QueryRewriter:
             return None
         query = clean_reply(reply)
         with self._lock:
-            self._cache[question] = query
+            self._cache[key] = query
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
+            if self._path is not None:
+                from groundls.answer.runtime import write_atomic
+
+                text = json.dumps(self._cache, ensure_ascii=False, indent=0)
+                write_atomic(self._path, text.encode("utf-8"))
         return query
+
+
+def _key(model: Any, question: str) -> str:
+    """A reply depends on the model and the instruction as well as on the question."""
+    who = f"{getattr(model, 'name', '')}\x00{INSTRUCTION}".encode()
+    return hashlib.sha256(who).hexdigest()[:12] + " " + question

@@ -448,7 +448,7 @@ class LocalLLM:
         if not n:
             return
         self._prefixes[key] = data = bytes(buf[:n])
-        _write_atomic(self._prefix_file(key), data)
+        write_atomic(self._prefix_file(key), data)
 
     def _prefix_file(self, key: tuple[int, ...]) -> Path:
         """Where a prefix's state is kept between runs: by model, llama.cpp build, machine,
@@ -568,7 +568,7 @@ def extra_buffers_safe(model_path: Path) -> bool:
             proc.returncode,
         )
     record[key] = ok
-    _write_atomic(record_path, json.dumps(record, indent=1).encode())
+    write_atomic(record_path, json.dumps(record, indent=1).encode())
     return ok
 
 
@@ -607,10 +607,10 @@ def _rates() -> dict[str, float]:
 def _remember_rate(key: str, rate: float) -> None:
     rates = _rates()
     rates[key] = round(rate, 2)
-    _write_atomic(cache_dir() / "prefill_rates.json", json.dumps(rates, indent=1).encode())
+    write_atomic(cache_dir() / "prefill_rates.json", json.dumps(rates, indent=1).encode())
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step (another process never reads half a file);
     a cache that cannot be written is only a lost speed-up."""
     with contextlib.suppress(OSError):

@@ -135,7 +135,7 @@ class AnswerService:
         self._load_error = ""
         self._resolve_lock = threading.Lock()
         self._shared = False
-        self._rewriter = QueryRewriter()
+        self._rewriter = QueryRewriter(model_files.cache_dir() / "rewrites.json")
 
     # model resolution
 
