@@ -30,6 +30,18 @@ def test_two_adjacent_query_words_may_be_one_file_name():
     assert signals.place_matches(q, code("net/ipaddress.go")) == 1
 
 
+def test_a_source_file_whose_whole_stem_the_query_names_is_lifted_over_a_partial_name():
+    q = analyse("syslog handler for system-level logging")
+    whole, partial = code("src/Handler/SyslogHandler.php"), code("src/Handler/SyslogUdpHandler.php")
+    assert signals.named_whole(q, whole) and not signals.named_whole(q, partial)
+    assert signals.multiplier(q, whole, "") > signals.multiplier(q, partial, "")
+
+
+def test_a_short_document_heading_is_not_a_whole_name():
+    q = analyse("how are parameters validated?")
+    assert not signals.named_whole(q, doc("docs/guide.md", ("Guide", "Parameters")))
+
+
 def test_a_document_section_is_placed_by_its_headings_not_its_file_name():
     q = analyse("how do I configure shell completion?")
     assert signals.place_matches(q, doc("docs/shell.md", ("Guide", "Completion"))) == 1

@@ -136,11 +136,14 @@ def is_weak(sentences: Iterable[str], excerpt: str, threshold: float = WEAK_OVER
 # --- model output --------------------------------------------------------------------------------
 
 _NOT_FOUND = re.compile(
-    r"(does not say|doesn't say|do not (contain|mention|say|include)|does not (contain|mention|"
-    r"include|provide)|no (information|mention)|not (found|mentioned|specified|covered|available)|"
-    r"cannot (find|answer|be answered)|can't (find|answer)|unable to (find|answer)|there is no "
-    r"information|記載がありません|記載はありません|記載されていません|見つかりません|"
-    r"情報がありません|含まれていません|書かれていません|わかりません|分かりません)",
+    r"(does not say|doesn't say|(do|does|did)(n't| not) (\w+ly )?(contain|mention|say|include|"
+    r"provide|state|describe|specify|cover|address|explain)|no (information|mention|details?)|"
+    r"(is|are|was|were)(n't| not) (\w+ly )?(found|mentioned|specified|covered|available|stated|"
+    r"described|provided|given|defined|documented|discussed|addressed|explained|included)|"
+    r"cannot (find|answer|be answered|be determined)|can't (find|answer|be determined)|"
+    r"unable to (find|answer|determine)|there is no information|記載がありません|記載はありません|"
+    r"記載されていません|見つかりません|情報がありません|含まれていません|書かれていません|"
+    r"わかりません|分かりません)",
     re.IGNORECASE,
 )
 

@@ -20,8 +20,12 @@ from groundls.search.query import Query
 #: A definition of a name the query is exactly about, or that a question mentions.
 DEFINES_QUERIED_SYMBOL = 2.0
 DEFINES_MENTIONED_SYMBOL = 1.5
-#: Per query word that names the chunk's place (file and folders, or section headings; at most two).
+#: Per query word that names the chunk's place (file and folders, or section headings).
 PLACE_WORD = 0.25
+PLACE_WORDS_MAX = 2
+#: The query names every word of the chunk's own name (its file stem, or its section heading):
+#: ``syslog handler`` names ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
+NAMED_WHOLE = 0.25
 #: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files.
 NOISE = 0.7
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
@@ -123,6 +127,16 @@ def place_matches(query: Query, hit: Hit) -> int:
     return len(matched) + len(joined & names)
 
 
+def named_whole(query: Query, hit: Hit) -> bool:
+    """Whether the query names every word of a source file's stem. A module's name is chosen to
+    say what it holds; a document heading is too short and generic for the same inference
+    ("Parameters" is named by most questions about options)."""
+    if hit.kind != "code":
+        return False
+    own = {w for w in split_identifier(PurePosixPath(hit.path).stem) if len(w) > 2}
+    return bool(own) and all(any(same_stem(w, q) for q in query.words) for w in own)
+
+
 def is_noise(path: str) -> bool:
     pure = PurePosixPath(path)
     if any(part.lower() in _NOISE_DIRS for part in pure.parent.parts):
@@ -138,7 +152,9 @@ def multiplier(query: Query, hit: Hit, symbol: str) -> float:
     elif symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
-    factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), 2)
+    factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
+    if NAMED_WHOLE and named_whole(query, hit):
+        factor *= 1.0 + NAMED_WHOLE
     if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
         factor *= NOISE
     return factor

@@ -1,0 +1,142 @@
+"""Every public retrieval set scored in one process, from indexes that already exist.
+
+A ranking change is kept only when it helps overall and hurts no set beyond noise, so each
+variant has to be measured on all sets together; re-indexing for every variant would take
+minutes, while the searches themselves take seconds. This script opens the indexes built by
+``../shared/eval/semble/run.sh`` and ``scripts/eval_retrieval.py``, runs every query through
+``Workspace.search`` and prints one row per set (SEMBLE-PUB with its repositories).
+
+    python scripts/rank_lab.py --semble-work /tmp/sw --eval-work /tmp/groundls-eval
+    python scripts/rank_lab.py ... --set signals.DECAY=0.5 --set searcher.CANDIDATES=80
+
+``--set MODULE.NAME=VALUE`` overrides a constant of ``groundls.search.MODULE`` (or of a dotted
+module path) for that run only: a quick way to try a variant before writing it as code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from statistics import mean
+from types import ModuleType
+
+from groundls.results import SearchFilters
+from groundls.workspace import Workspace
+
+K = 10
+SETS = {
+    "click": ("click", "queries_click.jsonl"),
+    "click-ja": ("click", "queries_click_ja.jsonl"),
+    "ja": ("maintguide_ja", "queries_maintguide_ja.jsonl"),
+}
+
+
+def _module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _override(assignment: str) -> None:
+    target, _, value = assignment.partition("=")
+    module_name, _, const = target.rpartition(".")
+    if "." not in module_name:
+        module_name = f"groundls.search.{module_name}"
+    module = importlib.import_module(module_name)
+    if not hasattr(module, const):
+        raise SystemExit(f"{module_name} has no {const}")
+    setattr(module, const, ast.literal_eval(value))
+
+
+def _hits(ws: Workspace, query: str) -> list[dict[str, object]]:
+    found = ws.search(query, SearchFilters(k=K))
+    return [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line} for h in found]
+
+
+def _queries(path: Path) -> list[dict[str, object]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def semble(work: Path, eval_dir: Path, names: list[str], per_query: bool) -> dict[str, float]:
+    scorer = _module(eval_dir / "semble" / "score_semble.py", "score_semble")
+    out: dict[str, float] = {}
+    for repo_dir in sorted((eval_dir / "semble" / "repos").iterdir()):
+        name = repo_dir.name
+        corpus, index = work / "corpora" / name, work / "index" / name
+        if (names and name not in names) or not index.is_dir():
+            continue
+        ws = Workspace.open(corpus, index_dir=index)
+        scores = []
+        for q in _queries(repo_dir / "queries.jsonl"):
+            s = scorer.score_query(q, _hits(ws, str(q["query"])), K, False)
+            scores.append(s["ndcg10"])
+            if per_query and s["ndcg10"] < 1:
+                print(f"  {q['id']:<26}{s['ndcg10']:6.3f} {s['ranks']}/{s['n_rel']}  {q['query']}")
+        ws.close()
+        out[name] = mean(scores)
+    return out
+
+
+def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dict[str, float]:
+    scorer = _module(eval_dir / "score.py", "score_public")
+    out: dict[str, float] = {}
+    for name in which:
+        folder, queries = SETS[name]
+        corpus = work / "corpora" / folder
+        ws = Workspace.open(corpus, index_dir=work / "index")
+        if not ws.has_index:
+            continue
+        scores = []
+        for q in _queries(eval_dir / queries):
+            if not q["expected"]:
+                continue
+            got = scorer.eval_query(q["expected"], _hits(ws, str(q["query"])), False)
+            scores.append(got["ndcg"])
+            if per_query and got["ndcg"] < 1:
+                print(f"  {q['id']:<26}{got['ndcg']:6.3f} rank {got['rank']}  {q['query']}")
+        ws.close()
+        out[name] = mean(scores)
+    return out
+
+
+def main() -> int:
+    here = Path(__file__).resolve().parent.parent
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shared", default=str(here.parent / "shared"))
+    ap.add_argument("--semble-work", help="WORK of ../shared/eval/semble/run.sh")
+    ap.add_argument("--eval-work", help="--work of scripts/eval_retrieval.py")
+    ap.add_argument("--repo", action="append", default=[], help="only these SEMBLE-PUB repos")
+    ap.add_argument("--sets", default="click,click-ja,ja")
+    ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
+    ap.add_argument("--per-query", action="store_true")
+    args = ap.parse_args()
+    for assignment in args.set:
+        _override(assignment)
+    eval_dir = Path(args.shared).resolve() / "eval"
+    started = time.perf_counter()
+    row: dict[str, float] = {}
+    if args.semble_work:
+        per_repo = semble(Path(args.semble_work), eval_dir, args.repo, args.per_query)
+        print("  ".join(f"{n} {v:.3f}" for n, v in per_repo.items()))
+        if per_repo:
+            row["SEMBLE-PUB"] = mean(per_repo.values())
+    if args.eval_work:
+        sets = [s for s in args.sets.split(",") if s]
+        row.update(public(Path(args.eval_work), eval_dir, sets, args.per_query))
+    label = " ".join(args.set) or "default"
+    print(f"{label}: " + "  ".join(f"{n} {v:.3f}" for n, v in row.items()))
+    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
