@@ -126,3 +126,10 @@ def test_cli_stats_reports_files_chunks_and_models(tmp_path):
     assert stats["files"] == 4 and stats["chunks"] > 4
     assert stats["skipped"] == {"secret": 1}
     assert stats["models"]["static"]["model"] == "minilm-static"
+
+
+def test_a_quoted_phrase_finds_the_text_that_says_it(workspace):
+    # without the phrase, "downloaded" and "thumbnails" lead to settings.cache_directory
+    hit = workspace.search("where does it say 'nothing is downloaded' about thumbnails?")[0]
+    assert hit.path == "docs/guide.md"
+    assert hit.title == "Offline"

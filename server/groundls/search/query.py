@@ -11,6 +11,11 @@ from groundls.index.terms import query_terms
 _SYMBOL_QUERY = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: Text the user quoted: an error message, a UI string, a phrase as the code writes it.
+_QUOTED = re.compile(
+    r"(?<!\w)'([^']+)'(?!\w)|(?<!\w)\"([^\"]+)\"(?!\w)|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』"
+    r"|`([^`]+)`"
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,8 @@ class Query:
     terms: tuple[str, ...]
     #: the lower-cased words in query order (adjacent pairs may name one file: ``real IP``)
     sequence: tuple[str, ...] = ()
+    #: quoted text of several words, searched as an exact phrase (``'did you mean'``)
+    phrases: tuple[str, ...] = ()
 
 
 def analyse(text: str) -> Query:
@@ -68,4 +75,17 @@ def analyse(text: str) -> Query:
         words=frozenset(words),
         terms=tuple(query_terms(text)),
         sequence=tuple(w.lower() for w in _WORD.findall(text)),
+        phrases=quoted_phrases(text),
     )
+
+
+def quoted_phrases(text: str) -> tuple[str, ...]:
+    """Quoted parts of a query that hold two words or more, or a Japanese phrase (one quoted word
+    is searched as a word already; stopwords inside a phrase count, since the phrase is matched
+    as written)."""
+    found = []
+    for match in _QUOTED.finditer(text):
+        inner = next(g for g in match.groups() if g is not None).strip()
+        if len(_WORD.findall(inner)) >= 2 or len(inner) >= 3 and is_cjk(inner):
+            found.append(inner)
+    return tuple(dict.fromkeys(found))

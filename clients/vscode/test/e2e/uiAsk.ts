@@ -7,6 +7,11 @@ import type { FrameLocator, Page } from "playwright-core";
 import { env, launchBrowser, log } from "./browser";
 
 const QUESTION = process.env.E2E_QUESTION ?? "How long does a session last before it expires?";
+/** The files that answer QUESTION, with words of the answer to hover in each. */
+const ANSWER_WORDS: Record<string, string> = {
+  "docs/sessions.md": "thirty minutes",
+  "src/session.py": "IDLE_TIMEOUT_SECONDS",
+};
 
 async function waitForIndex(page: Page): Promise<void> {
   const item = page.locator(".statusbar-item", { hasText: "groundls" }).first();
@@ -77,8 +82,15 @@ async function main(): Promise<number> {
 
     const frame = answerFrame(page);
     await frame.locator(".answer a.cite").first().waitFor({ timeout: 120000 });
-    // the source that holds the answer's paragraph, whichever number the ranking gave it
-    const cite = frame.locator('.sources a.cite[title^="docs/sessions.md"]').first();
+    // a source that holds the answer, whichever number the ranking gave it: the doc's paragraph
+    // or the code's constant (the model may cite either, both are right)
+    const cite = frame
+      .locator(
+        Object.keys(ANSWER_WORDS)
+          .map((file) => `.sources a.cite[title^="${file}:"]`)
+          .join(", "),
+      )
+      .first();
     await cite.waitFor({ timeout: 30000 });
     await frame.locator("footer.meta").waitFor({ timeout: 30000 });
     const body = await frame.locator("#root").innerText();
@@ -124,9 +136,10 @@ async function main(): Promise<number> {
       throw new Error(`breadcrumbs do not show ${basename}: ${breadcrumbs}`);
     }
 
-    // Hover a paragraph of the cited file: the server's related notes, whose links open places.
+    // Hover the answer's words in the cited file: the server's related notes, whose links open
+    // places.
     const words = page
-      .locator(".monaco-editor .view-line span", { hasText: "thirty minutes" })
+      .locator(".monaco-editor .view-line span", { hasText: ANSWER_WORDS[citedPath] })
       .first();
     await words.hover();
     const hover = page.locator(".monaco-hover-content", { hasText: "Related in this workspace" });

@@ -1,0 +1,19 @@
+from groundls.search.query import analyse
+
+
+def test_quoted_text_of_several_words_is_a_phrase_stopwords_included():
+    q = analyse("where does it come up with 'did you mean' suggestions?")
+    assert q.phrases == ("did you mean",)
+    assert analyse('which handler prints "no such option"?').phrases == ("no such option",)
+    assert analyse("run `git status -s` first").phrases == ("git status -s",)
+
+
+def test_a_japanese_quote_is_a_phrase():
+    assert analyse("エラー「ファイルが見つかりません」はどこで出る？").phrases == (
+        "ファイルが見つかりません",
+    )
+
+
+def test_apostrophes_and_single_quoted_words_are_not_phrases():
+    assert analyse("it's the user's turn to choose").phrases == ()
+    assert analyse("how is 'on', 'f' or '1' turned into a boolean?").phrases == ()
