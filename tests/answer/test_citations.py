@@ -142,3 +142,16 @@ def test_answer_streamer_waits_for_complete_unicode_escapes():
     s = AnswerFieldStreamer()
     assert s.feed('{"answer": "a\\u30') == "a"
     assert s.feed("ed b") == "\u30ed b"
+
+
+def test_a_japanese_sentence_about_english_code_is_judged_by_what_it_shares_with_the_code():
+    code = "def retry_upload(path, attempts=3):\n    send(path)\n"
+    said = "アップロードの再試行は retry_upload が attempts 回まで行います"
+    assert not is_weak([said], code)
+    assert is_weak(["請求書は billing_cycle で締めます"], code)
+    # nothing comparable (no names or words the code could hold): not evidence either way
+    assert not is_weak(["請求書の締め日は毎月末です"], code)
+
+
+def test_word_forms_count_as_the_same_word():
+    assert not is_weak(["Uploads are retried"], "def retry_upload(path): send(path)")

@@ -382,3 +382,20 @@ def test_a_first_token_target_of_zero_always_uses_the_configured_context():
     model.prefill_rate = 20.0
     svc, _ = service([UPLOAD], model, context_tokens=700, first_token_s=0)
     assert svc._context_budget(model, "q") == 700
+
+
+def test_an_unsure_search_whose_answer_no_citation_supports_is_not_found():
+    # the 1.5B model's reply in a CI run: a claim the cited excerpts do not make
+    said = "The parental leave policy for employees is described in [1] and [2]."
+    svc, workspace = service([UPLOAD, LOGDOC], FakeModel([said]))
+    workspace.confidence = "low"
+    ans = svc.ask("What is the parental leave policy for employees?")
+    assert not ans.found and ans.citations == [] and ans.mode == "llm"
+    assert ans.repairs.get("unsupported") == 1
+
+
+def test_a_sure_search_keeps_the_models_answer_even_with_weak_citations():
+    said = "The parental leave policy for employees is described in [1]."
+    svc, workspace = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("What is the parental leave policy for employees?")
+    assert ans.found and [c.weak for c in ans.citations] == [True]

@@ -12,6 +12,7 @@ from groundls.chunkers.textrules import (
     STOPWORDS,
     cjk_bigrams,
     cjk_runs,
+    is_cjk,
     is_hiragana_only,
     split_identifier,
 )
@@ -113,12 +114,27 @@ def features(text: str) -> set[str]:
     return feats
 
 
+def stem(word: str) -> str:
+    """A crude stem that makes ``strip``/``stripping``/``stripped``, ``color``/``colors`` and
+    ``upload``/``uploads`` one word: the first five letters of longer words."""
+    return word[:5] if len(word) > 5 else word
+
+
+def stemmed_features(text: str) -> set[str]:
+    """:func:`features` with the English words stemmed (Japanese bigrams as they are)."""
+    return {stem(f) if f.isascii() else f for f in features(text)}
+
+
 def overlap(sentence: str, excerpt: str) -> float:
-    """Share of the sentence's features that also occur in the excerpt (0..1)."""
-    s = features(sentence)
+    """Share of the sentence's features that also occur in the excerpt (0..1), counting only
+    features the excerpt's script could hold: a Japanese sentence about English code is judged
+    by the names and words it shares with the code, not diluted by its Japanese bigrams."""
+    s = stemmed_features(sentence)
+    if not cjk_runs(excerpt):
+        s = {f for f in s if not is_cjk(f)}
     if not s:
         return 1.0  # nothing to check ("See [1].") — not evidence of a bad citation
-    e = features(excerpt)
+    e = stemmed_features(excerpt)
     return len(s & e) / len(s)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from groundls.answer.citations import features
+from groundls.answer.citations import stemmed_features
 
 TokenCounter = Callable[[str], int]
 
@@ -20,16 +20,10 @@ CONTEXT_LINES = 1
 ELISION = "…"
 
 
-def _stem(word: str) -> str:
-    """A crude stem that makes ``strip``/``stripping``/``stripped`` and ``color``/``colors`` one
-    word: the first five letters of longer words."""
-    return word[:5] if len(word) > 5 else word
-
-
 def terms_of(text: str) -> set[str]:
     """The content words of ``text`` (identifiers split, stemmed) and its Japanese bigrams: the
-    citation check's features (:func:`groundls.answer.citations.features`), stemmed."""
-    return {_stem(f) if f.isascii() else f for f in features(text)}
+    citation check's features (:func:`groundls.answer.citations.stemmed_features`)."""
+    return stemmed_features(text)
 
 
 def question_terms(texts: Iterable[str]) -> set[str]:

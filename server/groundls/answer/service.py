@@ -415,6 +415,12 @@ class AnswerService:
                 said = sentences.get(n) or [cit.MARKER.sub(" ", answer_text)]
                 weak = cit.is_weak(said, bodies[n])
                 citations_out.append(_citation(e, weak))
+        if found and hedge and citations_out and all(c.weak for c in citations_out):
+            # the search was unsure (``hedge``) and nothing the answer cites says what the answer
+            # says: the model answered from outside the excerpts, so the workspace does not say
+            # (seed 000 rule 1)
+            found, answer_text, citations_out = False, _NOT_FOUND_TEXT[language], []
+            repairs["unsupported"] = 1
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""
