@@ -22,9 +22,11 @@ import importlib.util
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import mean
 from types import ModuleType
+from typing import Any
 
 from groundls.results import SearchFilters
 from groundls.workspace import Workspace
@@ -61,50 +63,69 @@ def _hits(ws: Workspace, query: str) -> list[dict[str, object]]:
     return [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line} for h in found]
 
 
-def _queries(path: Path) -> list[dict[str, object]]:
+def _queries(path: Path) -> list[dict[str, Any]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
+#: Scores one query from its hits: nDCG@10 and what to print beside it when it is below 1.
+Score = Callable[[dict[str, Any], list[dict[str, object]]], tuple[float, str]]
+
+
+def _mean_ndcg(
+    corpus: Path, index: Path, queries: list[dict[str, Any]], score: Score, per_query: bool
+) -> float | None:
+    """The mean score of ``queries`` searched in one index (None when the index is empty)."""
+    ws = Workspace.open(corpus, index_dir=index)
+    try:
+        if not ws.has_index:
+            return None
+        scores = []
+        for q in queries:
+            value, detail = score(q, _hits(ws, str(q["query"])))
+            scores.append(value)
+            if per_query and value < 1:
+                print(f"  {q['id']:<26}{value:6.3f} {detail}  {q['query']}")
+        return mean(scores)
+    finally:
+        ws.close()
+
+
 def semble(work: Path, eval_dir: Path, names: list[str], per_query: bool) -> dict[str, float]:
     scorer = _module(eval_dir / "semble" / "score_semble.py", "score_semble")
+
+    def score(q: dict[str, Any], hits: list[dict[str, object]]) -> tuple[float, str]:
+        s = scorer.score_query(q, hits, K, False)
+        return s["ndcg10"], f"{s['ranks']}/{s['n_rel']}"
+
     out: dict[str, float] = {}
     for repo_dir in sorted((eval_dir / "semble" / "repos").iterdir()):
         name = repo_dir.name
-        corpus, index = work / "corpora" / name, work / "index" / name
+        index = work / "index" / name
         if (names and name not in names) or not index.is_dir():
             continue
-        ws = Workspace.open(corpus, index_dir=index)
-        scores = []
-        for q in _queries(repo_dir / "queries.jsonl"):
-            s = scorer.score_query(q, _hits(ws, str(q["query"])), K, False)
-            scores.append(s["ndcg10"])
-            if per_query and s["ndcg10"] < 1:
-                print(f"  {q['id']:<26}{s['ndcg10']:6.3f} {s['ranks']}/{s['n_rel']}  {q['query']}")
-        ws.close()
-        out[name] = mean(scores)
+        queries = _queries(repo_dir / "queries.jsonl")
+        got = _mean_ndcg(work / "corpora" / name, index, queries, score, per_query)
+        if got is not None:
+            out[name] = got
     return out
 
 
 def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dict[str, float]:
     scorer = _module(eval_dir / "score.py", "score_public")
+
+    def score(q: dict[str, Any], hits: list[dict[str, object]]) -> tuple[float, str]:
+        got = scorer.eval_query(q["expected"], hits, False)
+        return got["ndcg"], f"rank {got['rank']}"
+
     out: dict[str, float] = {}
     for name in which:
-        folder, queries = SETS[name]
+        folder, queries_file = SETS[name]
+        answerable = [q for q in _queries(eval_dir / queries_file) if q["expected"]]
         corpus = work / "corpora" / folder
-        ws = Workspace.open(corpus, index_dir=work / "index")
-        if not ws.has_index:
-            continue
-        scores = []
-        for q in _queries(eval_dir / queries):
-            if not q["expected"]:
-                continue
-            got = scorer.eval_query(q["expected"], _hits(ws, str(q["query"])), False)
-            scores.append(got["ndcg"])
-            if per_query and got["ndcg"] < 1:
-                print(f"  {q['id']:<26}{got['ndcg']:6.3f} rank {got['rank']}  {q['query']}")
-        ws.close()
-        out[name] = mean(scores)
+        got = _mean_ndcg(corpus, work / "index", answerable, score, per_query)
+        if got is not None:
+            out[name] = got
     return out
 
 

@@ -86,6 +86,6 @@ def quoted_phrases(text: str) -> tuple[str, ...]:
     found = []
     for match in _QUOTED.finditer(text):
         inner = next(g for g in match.groups() if g is not None).strip()
-        if len(_WORD.findall(inner)) >= 2 or len(inner) >= 3 and is_cjk(inner):
+        if len(_WORD.findall(inner)) >= 2 or (len(inner) >= 3 and is_cjk(inner)):
             found.append(inner)
     return tuple(dict.fromkeys(found))

@@ -119,7 +119,7 @@ class Searcher:
             lists.append(RankedList("keyword", keyword_weight, keyword_ids))
         if q.phrases:
             # quoted text as written (an error message, a UI string): an exact phrase
-            expression = " OR ".join(_phrase(p) for p in q.phrases)
+            expression = match_expression([index_terms(p) for p in q.phrases])
             found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             lists.append(RankedList("phrase", keyword_weight, found))
         english = self._english(q)

@@ -20,11 +20,12 @@ from groundls.search.query import Query
 #: A definition of a name the query is exactly about, or that a question mentions.
 DEFINES_QUERIED_SYMBOL = 2.0
 DEFINES_MENTIONED_SYMBOL = 1.5
-#: Per query word that names the chunk's place (file and folders, or section headings).
+#: Per query word that names the chunk's place (file and folders, or section headings), counted
+#: up to PLACE_WORDS_MAX words.
 PLACE_WORD = 0.25
 PLACE_WORDS_MAX = 2
-#: The query names every word of the chunk's own name (its file stem, or its section heading):
-#: ``syslog handler`` names ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
+#: The query names every word of a source file's stem: ``syslog handler`` names
+#: ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
 NAMED_WHOLE = 0.25
 #: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files.
 NOISE = 0.7
@@ -97,8 +98,14 @@ def place_words(hit: Hit) -> set[str]:
         names = [pure.stem, *[p for p in pure.parent.parts[-2:]]]
     else:
         names = [c for c in hit.breadcrumb if c]
-    words = {w for name in names for w in split_identifier(name) if len(w) > 2}
+    words = {w for name in names for w in name_words(name)}
     return words | {name.lower() for name in names if len(name) > 2 and " " not in name}
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a file, folder or heading name that can say what it is about (identifier
+    parts longer than two letters)."""
+    return {w for w in split_identifier(name) if len(w) > 2}
 
 
 def same_stem(a: str, b: str) -> bool:
@@ -133,7 +140,7 @@ def named_whole(query: Query, hit: Hit) -> bool:
     ("Parameters" is named by most questions about options)."""
     if hit.kind != "code":
         return False
-    own = {w for w in split_identifier(PurePosixPath(hit.path).stem) if len(w) > 2}
+    own = name_words(PurePosixPath(hit.path).stem)
     return bool(own) and all(any(same_stem(w, q) for q in query.words) for w in own)
 
 
@@ -153,7 +160,7 @@ def multiplier(query: Query, hit: Hit, symbol: str) -> float:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
     factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
-    if NAMED_WHOLE and named_whole(query, hit):
+    if named_whole(query, hit):
         factor *= 1.0 + NAMED_WHOLE
     if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
         factor *= NOISE
