@@ -399,3 +399,12 @@ def test_a_sure_search_keeps_the_models_answer_even_with_weak_citations():
     svc, workspace = service([UPLOAD], FakeModel([said]))
     ans = svc.ask("What is the parental leave policy for employees?")
     assert ans.found and [c.weak for c in ans.citations] == [True]
+
+
+def test_a_model_reply_that_is_only_an_echoed_label_gives_the_labelled_excerpts():
+    streamed: list[str] = []
+    svc, _ = service([LOGDOC], FakeModel(["[1] docs/ログ.md:1-6"]))
+    ans = svc.ask("ログレベルはどこで変更しますか？", on_token=streamed.append)
+    assert ans.mode == "extractive" and ans.answer.startswith("抽出モード")
+    assert [c.path for c in ans.citations] == ["docs/ログ.md"]
+    assert "".join(streamed) == ans.answer  # the user saw it, not a blank line

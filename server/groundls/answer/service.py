@@ -72,6 +72,8 @@ _EXTRACTIVE_HEAD = {
 #: How an answer begins when the search found only the nearest excerpts, with no keyword or
 #: agreement evidence (confidence "low"): the model may have had to infer (seed 002).
 _HEDGE = {"en": "Likely: ", "ja": "推測ですが、"}
+#: Why the excerpts stand in for an answer when the model wrote none.
+_NO_ANSWER = {"en": "it wrote no answer", "ja": "回答が書かれませんでした"}
 _CUT_NOTE = {
     "en": " … [answer cut: {why}]",
     "ja": " …［回答は途中で打ち切られました: {why}］",
@@ -262,6 +264,13 @@ class AnswerService:
                     ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
                     ans.model = model.name
                     ans.cut = True
+                elif not ans.cut and not ans.answer.strip():
+                    # the model stopped without a word of its own (an empty reply, or only an
+                    # echoed excerpt label, which hygiene removes): the excerpts, labelled,
+                    # rather than a blank answer
+                    why = _NO_ANSWER[language]
+                    ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
+                    ans.model = model.name
                 elif (
                     ans.cut and ans.found and not ans.citations and not (cancel and cancel.is_set())
                 ):

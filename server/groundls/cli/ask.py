@@ -69,11 +69,19 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
             err.write("Reading: " + ", ".join(f"[{c.n}] {c.path}" for c in sources) + "\n")
             err.flush()
 
+    streamed: list[str] = []
+
     def on_token(text: str) -> None:
+        streamed.append(text)
         out.write(text)
         out.flush()
 
     ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
+    shown = "".join(streamed).strip()
+    if shown and ans.mode == "llm" and not ans.found and not ans.answer.startswith(shown):
+        # the streamed reply was judged afterwards (no citation supports it): the verdict, the
+        # final answer, goes below it
+        out.write("\n\n" + ans.answer)
     if not ans.answer.endswith("\n"):
         out.write("\n")
     if ans.cut and ans.notice:
