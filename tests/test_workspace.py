@@ -360,3 +360,75 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     about_japanese_docs = workspace.search("upload log level", SearchFilters(kinds=("doc",)))
     assert any(is_cjk(h.text) for h in about_japanese_docs[:3])
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words
+
+
+def _with_deep(fake_embedders):
+    return {**fake_embedders, "minilm": FakeEmbedder("fake-minilm", 32)}
+
+
+def test_index_leaves_the_deep_tier_for_later_and_fill_completes_it(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, _with_deep(fake_embedders))
+    workspace.index()
+    filled, wanted = workspace.deep_status()
+    assert filled == 0 and wanted > 0
+    assert workspace.store.count_in("static") > 0  # the fast tier is complete at once
+    assert workspace.fill_deep(max_chunks=2) == 2  # a slice stops where it is told
+    assert workspace.deep_status() == (2, wanted)
+    assert workspace.fill_deep() == wanted - 2
+    assert workspace.deep_status() == (wanted, wanted)
+    assert workspace.fill_deep() == 0
+    # the deep tier holds code and English text, not Japanese prose (MiniLM reads English only)
+    japanese = workspace.store.conn.execute(
+        "SELECT count(*) FROM chunks WHERE path = 'docs/logging.ja.md' AND space LIKE '%minilm%'"
+    ).fetchone()[0]
+    assert japanese == 0
+    assert workspace.search("upload retries", SearchFilters(k=3)).hits
+
+
+def test_editing_a_chunk_refills_only_its_deep_vector_and_keeps_the_others(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, _with_deep(fake_embedders))
+    workspace.index()
+    workspace.fill_deep()
+    _, wanted = workspace.deep_status()
+    source = search_ws / "src/storage/uploads.py"
+    source.write_text(
+        source.read_text().replace(
+            'raise ValueError(f"not an s3 URL', 'raise TypeError(f"not an s3 URL'
+        )
+    )
+    report = workspace.index_paths(["src/storage/uploads.py"])
+    assert report.embedded == 1  # the fast tier only
+    assert workspace.deep_status() == (wanted - 1, wanted)
+    assert workspace.fill_deep() == 1
+
+
+def test_the_deep_tier_skips_a_file_changed_since_it_was_indexed(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, _with_deep(fake_embedders))
+    workspace.index()
+    source = search_ws / "src/storage/uploads.py"
+    source.write_text(source.read_text() + "\n\ndef later():\n    return 1\n")
+    workspace.fill_deep()
+    stale = workspace.store.conn.execute(
+        "SELECT count(*) FROM chunks WHERE path = ? AND space LIKE '%minilm%'",
+        ("src/storage/uploads.py",),
+    ).fetchone()[0]
+    assert stale == 0  # its chunks wait for the index run that sees the new text
+    workspace.index_paths(["src/storage/uploads.py"])
+    workspace.fill_deep()
+    filled, wanted = workspace.deep_status()
+    assert filled == wanted
+
+
+def test_the_fast_policy_has_no_deep_tier(search_ws, tmp_path, fake_embedders):
+    config, _ = Config.from_dict({"embedders": "fast", "search": {"rewrite_questions": False}})
+    workspace = Workspace.open(search_ws, config, tmp_path / "index", embedders=fake_embedders)
+    workspace.index()
+    filled, wanted = workspace.deep_status()
+    assert filled == wanted == 0
+    assert workspace.fill_deep() == 0

@@ -67,7 +67,9 @@ class Config:
     #: Chunk size budget (estimated encoder tokens) and the smallest chunk kept on its own.
     chunk_max_tokens: int = 400
     chunk_min_chars: int = 50
-    #: Embedding spaces: "default" (by kind and script), "minilm", "use" or "both".
+    #: Embedding spaces: "default" (by kind and script, with the MiniLM deep tier filled after
+    #: the fast index), "fast" (the same without the deep tier), "deep" (MiniLM at once),
+    #: "minilm", "use" or "both".
     embedders: str = "default"
     #: Level of the log sent to the client: error, warning, info or debug.
     log_level: str = "info"

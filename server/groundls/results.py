@@ -100,6 +100,8 @@ class IndexProgress:
     current_path: str = ""
     chunks: int = 0
     embedded: int = 0
+    #: what done/total count: "files" for an index run, "chunks" while the deep tier fills
+    unit: str = "files"
 
 
 @dataclass

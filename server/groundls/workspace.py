@@ -116,6 +116,17 @@ class Workspace:
         """Re-index exactly these workspace-relative files; gone or excluded ones are removed."""
         return self.indexer.index_paths(rel_paths)
 
+    def fill_deep(
+        self, max_chunks: int | None = None, cancel: threading.Event | None = None
+    ) -> int:
+        """Embed deep-tier vectors the fast index left out (at most ``max_chunks``); returns
+        how many were embedded, 0 when the deep tier is complete."""
+        return self.indexer.fill_deep(max_chunks, cancel)
+
+    def deep_status(self) -> tuple[int, int]:
+        """(chunks the deep tier has embedded, chunks it should hold)."""
+        return self.indexer.deep_status()
+
     def warm(self) -> None:
         """Load what the first search would otherwise wait for: the query models (USE reads its
         tokenizer on first use, ~2 s) and, on large indexes, the in-memory vector copies."""

@@ -18,6 +18,7 @@ from groundls.cli.common import (
     load_config,
     open_workspace,
     relative_path,
+    run_deep,
     run_index,
 )
 from groundls.results import Hit
@@ -29,6 +30,12 @@ def register(sub: Any) -> None:
     p.add_argument("path", nargs="?", help="workspace folder (same as --workspace)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="also fill the deep tier (MiniLM vectors) now; the language server fills it in "
+        "the background",
+    )
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="hybrid search; indexes first if needed")
@@ -63,14 +70,26 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.path:
         args.workspace = args.path
     workspace = open_workspace(args, ensure_indexed=False)
+    quiet = args.quiet or not sys.stderr.isatty()
     try:
-        report = run_index(workspace, quiet=args.quiet or not sys.stderr.isatty())
+        report = run_index(workspace, quiet=quiet)
+        deep = run_deep(workspace, quiet=quiet) if args.deep else 0
+        filled, wanted = workspace.deep_status()
     finally:
         workspace.close()
     if args.json:
-        print(json.dumps(wire.report_json(report), ensure_ascii=False))
+        out = wire.report_json(report)
+        out["deep"] = {"embedded": deep, "filled": filled, "wanted": wanted}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     print(report.summary)
+    if args.deep:
+        print(f"deep tier: embedded {deep} chunks, {filled} of {wanted} ready")
+    elif filled < wanted:
+        print(
+            f"deep tier: {filled} of {wanted} chunks ready (search uses what is ready; "
+            "`groundls index --deep` fills it now, the language server in the background)"
+        )
     for error in report.errors:
         print(f"groundls: warning: {error}", file=sys.stderr)
     return 0

@@ -24,6 +24,9 @@ from groundls.config import Config
 from groundls.results import IndexProgress, IndexReport, SearchFilters, WorkspaceError
 from groundls.workspace import Workspace
 
+#: Deep-tier chunks embedded between progress-bar updates.
+DEEP_STEP = 64
+
 
 class CliError(Exception):
     """An error reported as one line on stderr with a non-zero exit."""
@@ -119,6 +122,29 @@ def run_index(workspace: Workspace, quiet: bool) -> IndexReport:
             )
 
         return workspace.index(progress=on_progress)
+
+
+def run_deep(workspace: Workspace, quiet: bool) -> int:
+    """Fill the deep tier now, with a progress bar on a terminal; returns chunks embedded."""
+    if quiet:
+        return workspace.fill_deep()
+    filled, wanted = workspace.deep_status()
+    done = 0
+    with Progress(
+        TextColumn("[bold]deep tier"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("chunks"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    ) as bar:
+        task = bar.add_task("deep", total=wanted, completed=filled)
+        while step := workspace.fill_deep(max_chunks=DEEP_STEP):
+            done += step
+            bar.update(task, completed=min(wanted, filled + done))
+    return done
 
 
 def relative_path(root: Path, path: str) -> str:

@@ -23,6 +23,9 @@ from groundls.results import IndexProgress, IndexReport
 
 #: Chunks gathered before one embedding call (and the writes that follow it).
 EMBED_BATCH = 64
+#: Chunks of the deep tier embedded at a time (about two seconds of MiniLM on two cores): a
+#: slice is the unit the language server interleaves with re-indexing saved files.
+DEEP_SLICE = 32
 
 ProgressCallback = Callable[[IndexProgress], None]
 _Pending = list[tuple[WorkspaceFile, str, list[Chunk]]]
@@ -44,6 +47,8 @@ class Indexer:
         self._write_lock = threading.Lock()
         self._running = 0
         self._spaces_ready = False
+        #: per deep-tier space, the rowid up to which chunks were looked at (0 after any write)
+        self._deep_after: dict[str, int] = {}
 
     @property
     def running(self) -> bool:
@@ -114,6 +119,96 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
+    # -- the deep tier -------------------------------------------------------------------------
+
+    def deep_status(self) -> tuple[int, int]:
+        """(chunks with every deep-tier vector they need, chunks that need one): equal when the
+        deep tier is complete (also when the policy has none)."""
+        self.ensure_spaces()
+        filled = wanted = 0
+        for space in self.policy.deferred:
+            have = self.store.count_in(space)
+            lacking, after = 0, 0
+            while rows := self.store.chunks_without(space, after, 2000):
+                after = rows[-1][0]
+                lacking += sum(space in self.policy.spaces_of(r[4], r[5]) for r in rows)
+            filled += have
+            wanted += have + lacking
+        return filled, wanted
+
+    def fill_deep(
+        self, max_chunks: int | None = None, cancel: threading.Event | None = None
+    ) -> int:
+        """Embed chunks of the deep tier that have no vector yet, at most ``max_chunks`` (None:
+        all), checking ``cancel`` between slices. Returns how many were embedded (0: complete).
+
+        The embed text is rebuilt by chunking the file again (chunkers are pure); a file that
+        changed since it was indexed is left to the next index run."""
+        self.ensure_spaces()
+        done = 0
+        for space in self.policy.deferred:
+            model = self.models.get(space)
+            while max_chunks is None or done < max_chunks:
+                if cancel is not None and cancel.is_set():
+                    return done
+                room = DEEP_SLICE if max_chunks is None else min(DEEP_SLICE, max_chunks - done)
+                todo = self._deep_todo(space, room)
+                if not todo:
+                    break
+                texts = {h: t for _, h, t in todo}
+                hashes = [h for h in texts if self.store.stored_vector(space, h) is None]
+                vectors = dict(zip(hashes, model.embed([texts[h] for h in hashes]), strict=True))
+                rows = []
+                for rowid, h, _ in todo:
+                    blob = _blob(vectors[h]) if h in vectors else self.store.stored_vector(space, h)
+                    if blob is not None:
+                        rows.append((rowid, h, blob))
+                with self._write_lock:
+                    self.store.add_vectors(space, rows)
+                done += len(hashes)
+        return done
+
+    def _deep_todo(self, space: str, limit: int) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` chunks that need a ``space`` vector: (rowid, content hash, embed text)."""
+        todo: list[tuple[int, str, str]] = []
+        walker = WorkspaceWalker(self.root, self.config)
+        while len(todo) < limit:
+            after = self._deep_after.get(space, 0)
+            rows = self.store.chunks_without(space, after, limit)
+            if not rows:
+                break
+            wanted = [r for r in rows if space in self.policy.spaces_of(r[4], r[5])]
+            by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
+            for row in wanted[: limit - len(todo)]:
+                by_path.setdefault(row[1], []).append(row)
+            last = (
+                wanted[limit - len(todo) - 1][0] if len(wanted) > limit - len(todo) else rows[-1][0]
+            )
+            for path, chunk_rows in by_path.items():
+                chunks = self._current_chunks(walker, path)
+                for rowid, _, chunk_id, h, _, _ in chunk_rows:
+                    chunk = chunks.get(chunk_id)
+                    if chunk is not None and chunk.content_hash == h:
+                        todo.append((rowid, h, chunk.embed_text))
+            self._deep_after[space] = last
+        return todo
+
+    def _current_chunks(self, walker: WorkspaceWalker, path: str) -> dict[str, Chunk]:
+        """The chunks of a file as indexed, or {} when it changed or cannot be read now."""
+        state = walker.check(path)
+        if not isinstance(state, WorkspaceFile):
+            return {}
+        text = read_text(state, self.config.max_file_bytes)
+        if isinstance(text, Skipped):
+            return {}
+        checksum = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if self.store.file_checksum(path) != checksum:
+            return {}
+        try:
+            return {c.id: c for c in chunk_file(path, text, self.config.chunk_options)}
+        except Exception:  # noqa: BLE001 - the index run reports chunking errors
+            return {}
+
     def _record_skipped(
         self, skipped: list[Skipped], report: IndexReport, *, replace_all: bool
     ) -> None:
@@ -175,10 +270,12 @@ class Indexer:
 
     def _flush(self, pending: _Pending, report: IndexReport, tick: Callable[[str], None]) -> None:
         """Embed what has no stored vector yet, then write each file in its own transaction."""
+        self._deep_after.clear()  # rewritten chunks may need the deep tier again
         found: dict[tuple[str, str], bytes] = {}
         missing: dict[str, dict[str, str]] = {}
         found_parts: dict[str, list[bytes]] = {}
         missing_parts: dict[str, list[str]] = {}
+        deferred = self.policy.deferred
         for _, _, chunks in pending:
             for chunk in chunks:
                 if self.policy.has_parts(chunk) and chunk.content_hash not in found_parts:
@@ -193,7 +290,8 @@ class Indexer:
                         continue
                     blob = self.store.stored_vector(space, chunk.content_hash)
                     if blob is None:
-                        missing.setdefault(space, {})[chunk.content_hash] = chunk.embed_text
+                        if space not in deferred:  # the deep tier is filled afterwards
+                            missing.setdefault(space, {})[chunk.content_hash] = chunk.embed_text
                     else:
                         found[key] = blob
                         report.reused += 1
@@ -211,7 +309,10 @@ class Indexer:
             report.embedded_parts += len(texts)
         for file, checksum, chunks in pending:
             language, kind = (chunks[0].language, chunks[0].kind) if chunks else ("", "")
-            spaces = [self.policy.spaces_for(c) for c in chunks]
+            spaces = [
+                tuple(s for s in self.policy.spaces_for(c) if (s, c.content_hash) in found)
+                for c in chunks
+            ]
             vectors = [
                 {s: found[(s, c.content_hash)] for s in sp}
                 for c, sp in zip(chunks, spaces, strict=True)

@@ -14,16 +14,26 @@ PARTS_SPACE = "use"
 
 #: policy -> (spaces of code, of English prose and config, of Japanese prose).
 #: "default": the static model (distilled from MiniLM, thousands of chunks a second) for code and
-#: English text, USE (multilingual) for prose, so Japanese questions reach English docs too.
+#: English text, USE (multilingual) for prose, so Japanese questions reach English docs too; then
+#: the transformer MiniLM for code and English text as a deep tier, filled after the fast index
+#: (see DEFERRED).
 #: "deep": the transformer MiniLM instead of the static model (slower, see BENCHMARKS.md).
 POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "default": (("static",), ("static", "use"), ("use",)),
+    "default": (("static", "minilm"), ("static", "minilm", "use"), ("use",)),
+    "fast": (("static",), ("static", "use"), ("use",)),
     "deep": (("minilm",), ("minilm", "use"), ("use",)),
     "static": (("static",), ("static",), ("static",)),
     "minilm": (("minilm",), ("minilm",), ("minilm",)),
     "use": (("use",), ("use",), ("use",)),
     "both": (("minilm", "use"), ("minilm", "use"), ("minilm", "use")),
 }
+
+#: policy -> its deep tier: spaces an index run does not wait for. They are filled afterwards, a
+#: slice at a time (the language server in the background, ``groundls index --deep`` at once),
+#: and searched as far as they are filled. MiniLM embeds ~16 chunks/s on two cores against the
+#: static model's thousands, and on top of it lifted click nDCG@10 0.574 -> 0.635 and click-ja
+#: 0.480 -> 0.550 (BENCHMARKS.md, seventh session).
+DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm",)}
 
 
 @dataclass(frozen=True)
@@ -37,10 +47,20 @@ class SpacePolicy:
         return POLICIES.get(self.name, POLICIES["default"])
 
     def spaces_for(self, chunk: Chunk) -> tuple[str, ...]:
+        return self.spaces_of(chunk.kind, chunk.text)
+
+    def spaces_of(self, kind: str, text: str) -> tuple[str, ...]:
+        """The spaces of a chunk of this kind and text (deep tier included)."""
         code, latin, cjk = self._table
-        if chunk.kind == "code":
+        if kind == "code":
             return code
-        return cjk if is_cjk(chunk.text) else latin
+        return cjk if is_cjk(text) else latin
+
+    @property
+    def deferred(self) -> tuple[str, ...]:
+        """The deep tier: spaces filled after the index run (see DEFERRED)."""
+        name = self.name if self.name in POLICIES else "default"
+        return DEFERRED.get(name, ())
 
     def has_parts(self, chunk: Chunk) -> bool:
         """Whether the chunk also gets sentence vectors in ``PARTS_SPACE``."""

@@ -322,6 +322,49 @@ class Store(StoreReads):
         conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
         return gone
 
+    def chunks_without(
+        self, space: str, after: int = 0, limit: int = 500
+    ) -> list[tuple[int, str, str, str, str, str]]:
+        """Chunks with no vector in ``space``, in rowid order after ``after``: (rowid, path,
+        chunk id, content hash, kind, the first 400 characters of the text)."""
+        return self.conn.execute(
+            "SELECT id, path, chunk_id, content_hash, kind, substr(text, 1, 400) FROM chunks "
+            "WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
+            (after, f"%,{space},%", limit),
+        ).fetchall()
+
+    def count_in(self, space: str) -> int:
+        """How many chunks have a vector in ``space``."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE ',' || space || ',' LIKE ?", (f"%,{space},%",)
+        ).fetchone()
+        return int(row[0])
+
+    def add_vectors(self, space: str, rows: Sequence[tuple[int, str, bytes]]) -> int:
+        """Add ``space`` vectors to stored chunks: (rowid, content hash, vector). A chunk that
+        was replaced or removed meanwhile (its hash differs) is left alone. Returns how many
+        were added."""
+        conn = self.conn
+        added: list[tuple[str, int, bytes, str, str]] = []
+        with transaction(conn):
+            for rowid, content_hash, blob in rows:
+                row = conn.execute(
+                    "SELECT space, kind, language FROM chunks WHERE id = ? AND content_hash = ?",
+                    (rowid, content_hash),
+                ).fetchone()
+                if row is None or space in row[0].split(","):
+                    continue
+                conn.execute(
+                    f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
+                    (rowid, blob, row[1], row[2]),
+                )
+                space_list = ",".join(s for s in (*row[0].split(","), space) if s)
+                conn.execute("UPDATE chunks SET space = ? WHERE id = ?", (space_list, rowid))
+                added.append((space, rowid, blob, row[1], row[2]))
+            seq = self._bump_write_seq()
+        self._patch_matrices(seq, [], added)
+        return len(added)
+
     def remove_file(self, path: str) -> bool:
         conn = self.conn
         with transaction(conn):

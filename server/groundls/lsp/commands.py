@@ -60,6 +60,10 @@ def _indexing_note(folders: list[Folder]) -> dict[str, Any]:
             + " - results come from what is indexed so far."
         )
     notes += [f"{f.name} has no index: {f.last_error}" for f in folders if f.state == "error"]
+    deep = [f.deep_message() for f in folders if f.deep_message()]
+    if deep:
+        out["deepTierFilling"] = True
+        notes.append("; ".join(deep) + " - search uses the vectors ready so far.")
     if notes:
         out["message"] = " ".join(notes)
     return out
@@ -254,6 +258,7 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             "state": folder.state,
             "indexing": folder.indexing,
             "lastError": folder.last_error,
+            "deepTier": folder.deep_message(),
         }
         p = folder.progress
         if folder.indexing and p is not None:

@@ -27,6 +27,8 @@ log = logging.getLogger("groundls.lsp.folders")
 
 #: Quiet period before a burst of file events is indexed.
 DEBOUNCE_S = 0.3
+#: Deep-tier chunks embedded between two looks at the job queue (a few seconds of MiniLM).
+DEEP_SLICE = 32
 
 
 class JobSink(Protocol):
@@ -108,6 +110,9 @@ class Folder:
         self._stop = False
         self._dead = False
         self._cancel = threading.Event()
+        #: the deep tier may lack vectors: fill it, a slice at a time, whenever no job waits
+        self._deep_due = False
+        self._deep_sink: JobSink | None = None
         self._thread = threading.Thread(
             target=self._run, name=f"groundls-index:{name}", daemon=True
         )
@@ -228,9 +233,13 @@ class Folder:
             if job is None:
                 break
             kind, payload, waiters = job
+            if kind == "deep":
+                self._fill_deep()
+                continue
             try:
                 run = self._full_index if kind == "full" else self._index_paths
                 report = run(payload)
+                self._deep_due = True
             except Exception as exc:  # noqa: BLE001 - one failed job must not kill the folder
                 log.exception("%s: indexing failed", self.name)
                 self.last_error = f"{type(exc).__name__}: {exc}"
@@ -293,6 +302,8 @@ class Folder:
                     self._pending = _Pending()
                     self._cancel = threading.Event()
                     return ("paths", paths, waiters)
+                if self._deep_due and self.workspace is not None:
+                    return ("deep", None, [])
                 self._cond.wait()
 
     def _full_index(self, payload: tuple[Any, bool]) -> IndexReport:
@@ -334,6 +345,36 @@ class Folder:
         finally:
             self.state = "ready"
             sink.end(report.summary if report is not None else "indexing failed")
+
+    def _fill_deep(self) -> None:
+        """One slice of the deep tier (MiniLM vectors the fast index left out), reported as its
+        own progress; the worker takes queued index jobs between slices."""
+        assert self.workspace is not None
+        try:
+            if self._deep_sink is None:
+                filled, wanted = self.workspace.deep_status()
+                if filled >= wanted:
+                    self._deep_due = False
+                    return
+                self._deep_sink = self._make_sink(self, None)
+                self._deep_sink.begin(f"groundls: deep tier for {self.name}")
+            embedded = self.workspace.fill_deep(max_chunks=DEEP_SLICE, cancel=self._cancel)
+            filled, wanted = self.workspace.deep_status()
+        except Exception as exc:  # noqa: BLE001 - search works without the deep tier
+            log.warning("%s: filling the deep tier failed: %s", self.name, exc)
+            self._deep_due = False
+            embedded, filled, wanted = 0, 0, 0
+        if self._deep_sink is None:
+            return
+        self._deep_sink.report(IndexProgress(filled, wanted, unit="chunks"))
+        if embedded == 0:  # complete, or cancelled (the next index job starts it again)
+            self._deep_due = False
+            self._deep_sink.end(f"deep tier ready: {filled} of {wanted} chunks")
+            self._deep_sink = None
+
+    def deep_message(self) -> str:
+        """What the deep tier is doing, for status: "" when it is not filling."""
+        return f"{self.name}: deep tier filling in the background" if self._deep_due else ""
 
     def _index_paths(self, paths: list[str]) -> IndexReport:
         assert self.workspace is not None

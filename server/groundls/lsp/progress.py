@@ -107,7 +107,7 @@ class IndexProgressSink:
         if not last and pct == self._last_pct and now - self._last < REPORT_EVERY_S:
             return
         self._last, self._last_pct = now, pct
-        message = f"{progress.done_files} of {total} files"
+        message = f"{progress.done_files} of {total} {progress.unit}"
         if progress.current_path:
             message += f" ({progress.current_path})"
         self._notify(types.WorkDoneProgressReport(message=message, percentage=pct))
