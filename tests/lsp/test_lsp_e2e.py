@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from lsprotocol import types
 
 from tests.helpers.lsp_client import (
     CLIENTS,
+    INDEX_TIMEOUT_S,
     Session,
     command,
     command_error,
@@ -88,6 +91,33 @@ async def test_initial_indexing_reports_begin_report_end_with_file_counts(
     assert middle[-1].percentage == 100
     assert "7 of 7 files" in middle[-1].message
     assert "7 files" in reports[-1].message
+
+
+async def test_the_deep_tier_fills_in_the_background_with_its_own_progress_in_chunks(
+    session: Session,
+) -> None:
+    caps = session.client.capabilities
+    if not (caps and caps.window and caps.window.work_done_progress):
+        pytest.skip("this client takes no $/progress")
+    reports = session.client.progress_reports
+    deadline = time.monotonic() + INDEX_TIMEOUT_S
+    while time.monotonic() < deadline:
+        deep = [t for t in reports if str(t).startswith("groundls/deep/")]
+        if deep and isinstance(reports[deep[0]][-1], types.WorkDoneProgressEnd):
+            break
+        await asyncio.sleep(0.2)
+    else:
+        raise AssertionError("the deep tier did not finish")
+    sequence = reports[deep[0]]
+    assert isinstance(sequence[0], types.WorkDoneProgressBegin)
+    assert "deep tier" in sequence[0].title
+    middle = [r for r in sequence if isinstance(r, types.WorkDoneProgressReport)]
+    assert middle and "chunks" in middle[-1].message
+    assert "deep tier ready" in sequence[-1].message
+    status = await command(session, "groundls.status", {})
+    assert all(f["deepTier"] == "" for f in status["folders"])  # not filling any more
+    result = await command(session, "groundls.search", {"query": "invoice total"})
+    assert result["hits"]
 
 
 async def test_invalid_setting_from_the_client_warns_and_falls_back(session: Session) -> None:

@@ -34,7 +34,8 @@ DEEP_SLICE = 32
 class JobSink(Protocol):
     """Where a folder reports one indexing job (the server maps it to ``$/progress``)."""
 
-    def begin(self, title: str) -> None: ...
+    def begin(self, title: str, job: str = "index") -> None:
+        """``job``: "index", or "deep" for the deep tier (its own progress token)."""
 
     def report(self, progress: IndexProgress) -> None: ...
 
@@ -42,7 +43,7 @@ class JobSink(Protocol):
 
 
 class _NullSink:
-    def begin(self, title: str) -> None:
+    def begin(self, title: str, job: str = "index") -> None:
         pass
 
     def report(self, progress: IndexProgress) -> None:
@@ -357,7 +358,7 @@ class Folder:
                     self._deep_due = False
                     return
                 self._deep_sink = self._make_sink(self, None)
-                self._deep_sink.begin(f"groundls: deep tier for {self.name}")
+                self._deep_sink.begin(f"groundls: deep tier for {self.name}", job="deep")
             embedded = self.workspace.fill_deep(max_chunks=DEEP_SLICE, cancel=self._cancel)
             filled, wanted = self.workspace.deep_status()
         except Exception as exc:  # noqa: BLE001 - search works without the deep tier
@@ -369,7 +370,8 @@ class Folder:
         self._deep_sink.report(IndexProgress(filled, wanted, unit="chunks"))
         if embedded == 0:  # complete, or cancelled (the next index job starts it again)
             self._deep_due = False
-            self._deep_sink.end(f"deep tier ready: {filled} of {wanted} chunks")
+            state = "ready" if filled >= wanted else "paused"
+            self._deep_sink.end(f"deep tier {state}: {filled} of {wanted} chunks")
             self._deep_sink = None
 
     def deep_message(self) -> str:

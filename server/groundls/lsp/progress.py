@@ -74,10 +74,10 @@ class IndexProgressSink:
             self.server.progress, types.ProgressParams(token=self.token, value=value)
         )
 
-    def begin(self, title: str) -> None:
+    def begin(self, title: str, job: str = "index") -> None:
         server = self.server
         if self.token is None and server.supports("window.work_done_progress") and server.loop:
-            token = f"groundls/index/{self.folder.name}/{uuid.uuid4().hex[:8]}"
+            token = f"groundls/{job}/{self.folder.name}/{uuid.uuid4().hex[:8]}"
             try:
                 fut = asyncio.run_coroutine_threadsafe(
                     server.work_done_progress.create_async(token), server.loop
@@ -93,7 +93,10 @@ class IndexProgressSink:
         server.progress_tokens[self.token] = self.folder
         self._notify(
             types.WorkDoneProgressBegin(
-                title=title, message="scanning files", percentage=0, cancellable=True
+                title=title,
+                message="scanning files" if job == "index" else "",
+                percentage=0,
+                cancellable=True,
             )
         )
 
