@@ -94,19 +94,26 @@ def open_workspace(args: argparse.Namespace, *, ensure_indexed: bool = True) -> 
     return workspace
 
 
-def run_index(workspace: Workspace, quiet: bool) -> IndexReport:
-    """Index with a progress bar on a terminal (files done, chunks, embeddings per second)."""
-    if quiet:
-        return workspace.index()
-    with Progress(
-        TextColumn("[bold]indexing"),
+def _bar(label: str, counts: str) -> Progress:
+    """A transient progress bar on stderr: ``label``, bar, done/total ``counts``, times."""
+    return Progress(
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files · {task.fields[chunks]} chunks · {task.fields[rate]} emb/s"),
+        TextColumn(counts),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         transient=True,
         console=Console(stderr=True),
+    )
+
+
+def run_index(workspace: Workspace, quiet: bool) -> IndexReport:
+    """Index with a progress bar on a terminal (files done, chunks, embeddings per second)."""
+    if quiet:
+        return workspace.index()
+    with _bar(
+        "indexing", "files · {task.fields[chunks]} chunks · {task.fields[rate]} emb/s"
     ) as bar:
         task = bar.add_task("index", total=None, chunks=0, rate="-")
         started = time.perf_counter()
@@ -130,16 +137,7 @@ def run_deep(workspace: Workspace, quiet: bool) -> int:
         return workspace.fill_deep()
     filled, wanted = workspace.deep_status()
     done = 0
-    with Progress(
-        TextColumn("[bold]deep tier"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("chunks"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-        console=Console(stderr=True),
-    ) as bar:
+    with _bar("deep tier", "chunks") as bar:
         task = bar.add_task("deep", total=wanted, completed=filled)
         while step := workspace.fill_deep(max_chunks=DEEP_STEP):
             done += step

@@ -23,9 +23,9 @@ from groundls.results import IndexProgress, IndexReport
 
 #: Chunks gathered before one embedding call (and the writes that follow it).
 EMBED_BATCH = 64
-#: Chunks of the deep tier embedded at a time (about two seconds of MiniLM on two cores): a
-#: slice is the unit the language server interleaves with re-indexing saved files.
-DEEP_SLICE = 32
+#: Deep-tier chunks embedded in one model call (about two seconds of MiniLM on two cores), so
+#: ``fill_deep`` checks its cancel event at least that often.
+DEEP_BATCH = 32
 
 ProgressCallback = Callable[[IndexProgress], None]
 _Pending = list[tuple[WorkspaceFile, str, list[Chunk]]]
@@ -151,18 +151,16 @@ class Indexer:
             while max_chunks is None or done < max_chunks:
                 if cancel is not None and cancel.is_set():
                     return done
-                room = DEEP_SLICE if max_chunks is None else min(DEEP_SLICE, max_chunks - done)
+                room = DEEP_BATCH if max_chunks is None else min(DEEP_BATCH, max_chunks - done)
                 todo = self._deep_todo(space, room)
                 if not todo:
                     break
                 texts = {h: t for _, h, t in todo}
-                hashes = [h for h in texts if self.store.stored_vector(space, h) is None]
-                vectors = dict(zip(hashes, model.embed([texts[h] for h in hashes]), strict=True))
-                rows = []
-                for rowid, h, _ in todo:
-                    blob = _blob(vectors[h]) if h in vectors else self.store.stored_vector(space, h)
-                    if blob is not None:
-                        rows.append((rowid, h, blob))
+                blobs = {h: self.store.stored_vector(space, h) for h in texts}
+                hashes = [h for h, blob in blobs.items() if blob is None]
+                for h, vector in zip(hashes, model.embed([texts[h] for h in hashes]), strict=True):
+                    blobs[h] = _blob(vector)
+                rows = [(rowid, h, blobs[h]) for rowid, h, _ in todo]
                 with self._write_lock:
                     self.store.add_vectors(space, rows)
                 done += len(hashes)
@@ -178,12 +176,12 @@ class Indexer:
             if not rows:
                 break
             wanted = [r for r in rows if space in self.policy.spaces_of(r[4], r[5])]
+            taken = wanted[: limit - len(todo)]
+            # look again after the last row taken, or past every row read when all were taken
+            last = taken[-1][0] if len(taken) < len(wanted) else rows[-1][0]
             by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
-            for row in wanted[: limit - len(todo)]:
+            for row in taken:
                 by_path.setdefault(row[1], []).append(row)
-            last = (
-                wanted[limit - len(todo) - 1][0] if len(wanted) > limit - len(todo) else rows[-1][0]
-            )
             for path, chunk_rows in by_path.items():
                 chunks = self._current_chunks(walker, path)
                 for rowid, _, chunk_id, h, _, _ in chunk_rows:

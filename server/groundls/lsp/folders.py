@@ -114,6 +114,8 @@ class Folder:
         #: the deep tier may lack vectors: fill it, a slice at a time, whenever no job waits
         self._deep_due = False
         self._deep_sink: JobSink | None = None
+        #: (filled, wanted) while the deep tier fills: counted once, then advanced per slice
+        self._deep_counts = (0, 0)
         self._thread = threading.Thread(
             target=self._run, name=f"groundls-index:{name}", daemon=True
         )
@@ -353,14 +355,19 @@ class Folder:
         assert self.workspace is not None
         try:
             if self._deep_sink is None:
-                filled, wanted = self.workspace.deep_status()
-                if filled >= wanted:
+                self._deep_counts = self.workspace.deep_status()
+                if self._deep_counts[0] >= self._deep_counts[1]:
                     self._deep_due = False
                     return
                 self._deep_sink = self._make_sink(self, None)
                 self._deep_sink.begin(f"groundls: deep tier for {self.name}", job="deep")
             embedded = self.workspace.fill_deep(max_chunks=DEEP_SLICE, cancel=self._cancel)
-            filled, wanted = self.workspace.deep_status()
+            if embedded:
+                filled, wanted = self._deep_counts
+                self._deep_counts = (min(wanted, filled + embedded), wanted)
+            else:  # the last word is counted again (saves may have changed what is wanted)
+                self._deep_counts = self.workspace.deep_status()
+            filled, wanted = self._deep_counts
         except Exception as exc:  # noqa: BLE001 - search works without the deep tier
             log.warning("%s: filling the deep tier failed: %s", self.name, exc)
             self._deep_due = False
