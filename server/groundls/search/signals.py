@@ -27,7 +27,8 @@ PLACE_WORDS_MAX = 2
 #: The query names every word of a source file's stem: ``syslog handler`` names
 #: ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
 NAMED_WHOLE = 0.25
-#: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files.
+#: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files,
+#: change logs.
 NOISE = 0.7
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
@@ -69,7 +70,8 @@ _NOISE_DIRS = frozenset(
 )
 _NOISE_FILE = re.compile(
     r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs|php|swift)$|^conftest\.py$"
-    r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\.)",
+    r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\."
+    r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
     re.IGNORECASE,
 )
 _ASKS_FOR_NOISE = frozenset(
@@ -85,6 +87,14 @@ _ASKS_FOR_NOISE = frozenset(
         "benchmark",
         "compat",
         "legacy",
+        "changelog",
+        "changes",
+        "changed",
+        "history",
+        "release",
+        "released",
+        "version",
+        "versions",
     ]
 )
 
