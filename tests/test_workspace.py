@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -432,3 +434,42 @@ def test_the_fast_policy_has_no_deep_tier(search_ws, tmp_path, fake_embedders):
     filled, wanted = workspace.deep_status()
     assert filled == wanted == 0
     assert workspace.fill_deep() == 0
+
+
+def test_the_language_servers_deep_tier_waits_while_an_answer_is_being_written(
+    search_ws, tmp_path, fake_embedders
+):
+    from groundls.lsp.folders import Folder
+
+    workspace = open_workspace(search_ws, tmp_path, _with_deep(fake_embedders))
+    generating = threading.Event()
+    generating.set()
+    asked = threading.Semaphore(0)
+
+    def busy() -> bool:
+        asked.release()
+        return generating.is_set()
+
+    folder = Folder(
+        "ws",
+        search_ws.as_uri(),
+        search_ws,
+        workspace.config,
+        open_workspace=lambda root, config: workspace,
+        busy_elsewhere=busy,
+    )
+    folder.start()
+    try:
+        folder.request_full().result(timeout=60)
+        for _ in range(3):  # the worker looked three times and each time left the tier alone
+            assert asked.acquire(timeout=30)
+        filled, wanted = workspace.deep_status()
+        assert filled == 0 and wanted > 0
+        generating.clear()
+        for _ in range(600):
+            if workspace.deep_status() == (wanted, wanted):
+                break
+            time.sleep(0.05)
+        assert workspace.deep_status() == (wanted, wanted)
+    finally:
+        folder.stop()

@@ -639,6 +639,14 @@ def acquire_shared(spec: ModelSpec, *, n_ctx: int, idle_unload_s: float) -> Loca
         return model
 
 
+def generating() -> bool:
+    """Whether a shared model is generating right now (background work waits for it: prompt
+    reading needs both cores)."""
+    with _SHARED_LOCK:
+        models = [m for m, _ in _SHARED.values()]
+    return any(m.busy for m in models)
+
+
 def release_shared(model: LocalLLM) -> None:
     """Drop one reference; the last one closes (unloads) the model."""
     with _SHARED_LOCK:

@@ -29,6 +29,9 @@ log = logging.getLogger("groundls.lsp.folders")
 DEBOUNCE_S = 0.3
 #: Deep-tier chunks embedded between two looks at the job queue (a few seconds of MiniLM).
 DEEP_SLICE = 32
+#: While something more urgent runs (an answer being written), the deep tier waits this long
+#: before it looks again.
+DEEP_WAIT_S = 0.5
 
 
 class JobSink(Protocol):
@@ -93,6 +96,7 @@ class Folder:
         config: Config,
         open_workspace: WorkspaceOpener,
         make_sink: SinkFactory | None = None,
+        busy_elsewhere: Callable[[], bool] | None = None,
     ) -> None:
         self.name = name
         self.uri = uri
@@ -106,6 +110,8 @@ class Folder:
         self.opened = threading.Event()
         self._open_workspace = open_workspace
         self._make_sink = make_sink or (lambda folder, token: _NullSink())
+        #: true while the machine's cores are wanted elsewhere: the deep tier waits
+        self._busy_elsewhere = busy_elsewhere or (lambda: False)
         self._cond = threading.Condition()
         self._pending = _Pending()
         self._stop = False
@@ -306,6 +312,9 @@ class Folder:
                     self._cancel = threading.Event()
                     return ("paths", paths, waiters)
                 if self._deep_due and self.workspace is not None:
+                    if self._busy_elsewhere():
+                        self._cond.wait(DEEP_WAIT_S)
+                        continue
                     return ("deep", None, [])
                 self._cond.wait()
 
