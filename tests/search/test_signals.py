@@ -52,6 +52,9 @@ def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
     hit = code("tests/test_app.py")
     assert signals.is_noise("tests/test_app.py") and signals.is_noise("vendor/x/y.go")
     assert not signals.is_noise("src/app.py")
+    # test doubles shipped beside the code they stand in for
+    assert signals.is_noise("lib/rack/mock_request.rb") and signals.is_noise("pkg/clock_fake.go")
+    assert not signals.is_noise("src/mockingbird.py")
     assert signals.multiplier(analyse("request dispatch"), hit, "") == signals.NOISE
     # asked for: no penalty (and the folder named "tests" matches the question)
     assert signals.multiplier(analyse("request dispatch tests"), hit, "") == 1 + signals.PLACE_WORD

@@ -28,7 +28,7 @@ PLACE_WORDS_MAX = 2
 #: ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
 NAMED_WHOLE = 0.25
 #: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files,
-#: change logs.
+#: test doubles (mock_*, *_fake), change logs.
 NOISE = 0.7
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
@@ -70,6 +70,7 @@ _NOISE_DIRS = frozenset(
 )
 _NOISE_FILE = re.compile(
     r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs|php|swift)$|^conftest\.py$"
+    r"|^mocks?[_.]|_mocks?\.|^fakes?[_.]|_fakes?\."
     r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\."
     r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
     re.IGNORECASE,
@@ -87,6 +88,9 @@ _ASKS_FOR_NOISE = frozenset(
         "benchmark",
         "compat",
         "legacy",
+        "mock",
+        "mocks",
+        "fake",
         "changelog",
         "changes",
         "changed",
