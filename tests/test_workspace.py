@@ -389,6 +389,20 @@ def test_index_leaves_the_deep_tier_for_later_and_fill_completes_it(
     assert workspace.search("upload retries", SearchFilters(k=3)).hits
 
 
+def test_search_embeds_the_question_for_the_deep_tier_only_once_it_holds_vectors(
+    search_ws, tmp_path, fake_embedders
+):
+    embedders = _with_deep(fake_embedders)
+    workspace = open_workspace(search_ws, tmp_path, embedders)
+    workspace.index()
+    assert workspace.search("upload retries", SearchFilters(k=3)).hits
+    assert embedders["minilm"].calls == []  # an empty deep tier costs the search nothing
+    workspace.fill_deep()
+    before = embedders["minilm"].embedded
+    assert workspace.search("upload retries", SearchFilters(k=3)).hits
+    assert embedders["minilm"].embedded == before + 1
+
+
 def test_editing_a_chunk_refills_only_its_deep_vector_and_keeps_the_others(
     search_ws, tmp_path, fake_embedders
 ):

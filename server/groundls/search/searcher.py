@@ -90,7 +90,7 @@ class Searcher:
         tops: dict[str, int] = {}
         for space in self.policy.all_spaces:
             weight = cfg.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
-            if weight <= 0:
+            if weight <= 0 or not self.store.holds_vectors(space):
                 continue
             vector = self.models.query_vector(space, q.text)
             found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
@@ -126,6 +126,8 @@ class Searcher:
         if english is not None:
             # the English rewrite searched as an English question would be
             for space in self._english_spaces:
+                if not self.store.holds_vectors(space):
+                    continue
                 vector = self.models.query_vector(space, english.text)
                 found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
                 lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, found))
