@@ -175,24 +175,14 @@ class StoreReads:
         ).fetchone()
         return (row[0] or 0, row[1] or 0)
 
-    def holds_vectors(self, space: str) -> bool:
-        """Whether ``space``'s vector table has any row (a deep tier not yet filled has none;
-        searching it would only cost the query's embedding)."""
-        matrix = self._copies.latest(space)
-        if matrix is not None and len(matrix):
-            return True
+    def has_chunks_in(self, space: str) -> bool:
+        """Whether any chunk is embedded in ``space`` (a deep tier not yet filled has none):
+        one row of its vector table, so it is cheap enough for every search."""
         table = f"vec_{space}"
         known = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
         if self.conn.execute(known, (table,)).fetchone() is None:
             return False
         return self.conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None
-
-    def has_chunks_in(self, space: str) -> bool:
-        """Whether any chunk is embedded in ``space``."""
-        row = self.conn.execute(
-            "SELECT 1 FROM chunks WHERE ',' || space || ',' LIKE ? LIMIT 1", (f"%,{space},%",)
-        ).fetchone()
-        return row is not None
 
     def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
         """The chunks among ``rowids`` embedded in ``space`` and in no other space."""

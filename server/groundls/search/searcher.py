@@ -88,9 +88,11 @@ class Searcher:
         candidates = CANDIDATES * (4 if filters.paths else 1)
         lists: list[RankedList] = []
         tops: dict[str, int] = {}
+        # a space without vectors (the deep tier before its fill) would only cost an embedding
+        filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
         for space in self.policy.all_spaces:
             weight = cfg.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
-            if weight <= 0 or not self.store.holds_vectors(space):
+            if weight <= 0 or space not in filled:
                 continue
             vector = self.models.query_vector(space, q.text)
             found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
@@ -126,7 +128,7 @@ class Searcher:
         if english is not None:
             # the English rewrite searched as an English question would be
             for space in self._english_spaces:
-                if not self.store.holds_vectors(space):
+                if space not in filled:
                     continue
                 vector = self.models.query_vector(space, english.text)
                 found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
