@@ -137,7 +137,7 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
         "question_lang": detect_language(q["query"]),
-        "answer_lang": detect_language(written),
+        "answer_lang": detect_language(prose(written)),
         "cut": ans.cut,
         "fallback": ans.mode == "extractive" and ans.cut,
         "confidence": ans.confidence,
@@ -145,6 +145,15 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "notice": ans.notice,
         "timing": ans.timing,
     }
+
+
+_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
+
+
+def prose(answer: str) -> str:
+    """The answer without its code blocks and inline code: a Japanese answer that quotes a
+    command or a spec file is still a Japanese answer (its language is that of its sentences)."""
+    return _CODE.sub(" ", answer)
 
 
 def model_part(answer: str) -> str:

@@ -70,6 +70,20 @@ def test_streaming_passes_ordinary_text_as_soon_as_its_first_word_is_done():
     assert f.finish() == ""
 
 
+def test_streaming_drops_a_label_of_a_known_excerpt_path():
+    f = LabelFilter(paths={"src/click/utils.py", "docs/utils.rst"})
+    pieces = ["[1] src/cl", "ick/utils.py:29", "6-319 (echo)\n", "It strips [1]."]
+    assert "".join(f.feed(p) for p in pieces) + f.finish() == "It strips [1]."
+    assert f.dropped == 1
+
+
+def test_streaming_passes_japanese_text_at_once_when_it_cannot_begin_an_excerpt_path():
+    f = LabelFilter(paths={"src/click/utils.py"})
+    assert f.feed("推測") == "推測"  # no space for a first word to end at: not held back
+    assert f.feed("ですが、") == "ですが、"
+    assert LabelFilter().feed("推測ですが、") == ""  # without the paths it waits for a space
+
+
 def test_streaming_keeps_a_line_that_merely_mentions_a_location_later():
     text, dropped = stream(["See the code in src/a.py:1-5 (f) [1].\n", "Done."])
     assert text == "See the code in src/a.py:1-5 (f) [1].\nDone." and dropped == 0

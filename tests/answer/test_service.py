@@ -368,20 +368,32 @@ def test_time_limit_before_any_answer_text_falls_back_to_labelled_excerpts():
 def test_excerpts_are_cut_to_what_this_machine_reads_before_the_first_token_target():
     model = FakeModel(["x"])
     svc, _ = service([UPLOAD], model, context_tokens=900, first_token_s=5.0)
-    assert svc._context_budget(model, "q") == answer_service.FIRST_CONTEXT_TOKENS  # not measured
-    model.prefill_rate = 100.0  # tokens a second: 500 in 5 s, less the question and the markup
-    assert 350 < svc._context_budget(model, "where is it?") < 500
+    assert svc._context_budget(model, "q", "en") == answer_service.FIRST_CONTEXT_TOKENS
+    model.prefill_rate = 100.0  # tokens a second: 500 in 5 s, less the question and the reminder
+    assert 350 < svc._context_budget(model, "where is it?", "en") < 500
     model.prefill_rate = 20.0  # a slow machine still shows the lines that hold an answer
-    assert svc._context_budget(model, "where is it?") == answer_service.MIN_CONTEXT_TOKENS
+    assert svc._context_budget(model, "where is it?", "en") == answer_service.MIN_CONTEXT_TOKENS
     model.prefill_rate = 1000.0  # a fast one gets everything the config allows
-    assert svc._context_budget(model, "where is it?") == 900
+    assert svc._context_budget(model, "where is it?", "en") == 900
+
+
+def test_the_excerpt_budget_leaves_out_the_time_the_search_took_and_the_rest_of_the_prompt():
+    model = FakeModel(["x"])
+    model.prefill_rate = 100.0
+    svc, _ = service([UPLOAD], model, context_tokens=900, first_token_s=5.0)
+    idle = svc._context_budget(model, "where is it?", "en")
+    assert svc._context_budget(model, "where is it?", "en", spent_s=1.0) == idle - 100
+    # a longer question and the Japanese reminder are read too: fewer excerpt tokens
+    longer = "where is it? " * 10
+    assert svc._context_budget(model, longer, "en") < idle
+    assert svc._context_budget(model, "どこにありますか", "ja") < idle
 
 
 def test_a_first_token_target_of_zero_always_uses_the_configured_context():
     model = FakeModel(["x"])
     model.prefill_rate = 20.0
     svc, _ = service([UPLOAD], model, context_tokens=700, first_token_s=0)
-    assert svc._context_budget(model, "q") == 700
+    assert svc._context_budget(model, "q", "en") == 700
 
 
 def test_an_unsure_search_whose_answer_no_citation_supports_is_not_found():

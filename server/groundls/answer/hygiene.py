@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from groundls.answer.citations import MARKER, features, marker_numbers, overlap
 
@@ -45,11 +45,16 @@ def says_hedge(text: str) -> bool:
 class LabelFilter:
     """Streams answer text without echoed label lines: the start of each line is held back
     until it is clear that the line is not an excerpt label (its first word is not a
-    ``path:12-30``); a label line is dropped whole."""
+    ``path:12-30``); a label line is dropped whole.
 
-    def __init__(self) -> None:
+    ``paths``: the excerpts' paths, when known. A line can only echo one of them, so its start
+    is let through as soon as it cannot begin any of them. Without them a line waits for the end
+    of its first word, which in Japanese text (no spaces) can be the whole sentence."""
+
+    def __init__(self, paths: Collection[str] = ()) -> None:
         self._line = ""
         self._passing = False  # the current line is known not to be a label
+        self._paths = tuple(paths)
         self.dropped = 0
 
     def feed(self, piece: str) -> str:
@@ -76,12 +81,15 @@ class LabelFilter:
             return ""
         return line
 
-    @staticmethod
-    def _may_be_label(partial: str) -> bool:
+    def _may_be_label(self, partial: str) -> bool:
         rest = partial[_LINE_HEAD.match(partial).end() :]  # type: ignore[union-attr]
         if len(partial) > 300:
             return False
-        if not rest or not re.search(r"\s", rest):
+        if not rest:
+            return True
+        if self._paths and not any(p.startswith(rest) or rest.startswith(p) for p in self._paths):
+            return False  # the line does not begin with an excerpt's path
+        if not re.search(r"\s", rest):
             return True  # still on the first word
         return bool(_LABEL.match(rest))
 

@@ -12,13 +12,15 @@ from typing import Any, Protocol
 
 from groundls.answer import citations as cit
 from groundls.answer import hygiene, model_files, runtime
-from groundls.answer.focus import question_terms
+from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
+    Language,
     build_messages,
     detect_language,
     excerpt_label,
     fit_excerpts,
+    user_prompt,
 )
 from groundls.answer.rewrite import QueryRewriter
 from groundls.chunkers.textrules import estimate_llm_tokens
@@ -107,8 +109,8 @@ WORKSPACE_WORDS = 2 / 3
 MIN_CONTEXT_TOKENS = 250
 #: ... and a machine whose prompt-reading speed is not measured yet starts with this many.
 FIRST_CONTEXT_TOKENS = 400
-#: Prompt tokens besides the excerpts and the question: chat markup, headings, the reminder.
-PROMPT_OVERHEAD_TOKENS = 90
+#: Chat markup around the user message (role tags), which its text does not count.
+CHAT_MARKUP_TOKENS = 10
 
 
 class AnswerService:
@@ -236,7 +238,9 @@ class AnswerService:
         # sources can be shown before the (slow) first load
         count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
         terms = question_terms([question, found.searched_as])
-        budget = self._context_budget(model, question)
+        budget = self._context_budget(
+            model, question, language, spent_s=time.perf_counter() - t0, count=count
+        )
         excerpts = fit_excerpts(hits, budget, count, terms=terms)
         sources = [_citation(e) for e in excerpts]
         if on_sources is not None:
@@ -288,10 +292,21 @@ class AnswerService:
         self._record(question, ans)
         return ans
 
-    def _context_budget(self, model: Any, question: str) -> int:
-        """Excerpt tokens for this question: what the model reads in ``first_token_s`` on this
-        machine (its measured prompt-reading speed), between ``MIN_CONTEXT_TOKENS`` and
-        ``context_tokens``; before any speed is known, ``FIRST_CONTEXT_TOKENS``."""
+    def _context_budget(
+        self,
+        model: Any,
+        question: str,
+        language: Language,
+        *,
+        spent_s: float = 0.0,
+        count: TokenCounter = estimate_llm_tokens,
+    ) -> int:
+        """Excerpt tokens for this question: what the model reads on this machine (its measured
+        prompt-reading speed) in what is left of ``first_token_s`` once the search has taken
+        ``spent_s`` and the rest of the prompt (question, headings, reminder) is read; between
+        ``MIN_CONTEXT_TOKENS`` and ``context_tokens``. Before any speed is known,
+        ``FIRST_CONTEXT_TOKENS``. (The system prompt is read once and kept, so it is not
+        counted.)"""
         cap = self.config.context_tokens
         target = self.config.first_token_s
         if target <= 0 or model is None:
@@ -299,7 +314,8 @@ class AnswerService:
         rate = getattr(model, "prefill_rate", None)
         if not rate:
             return min(cap, FIRST_CONTEXT_TOKENS)
-        fit = int(rate * target) - estimate_llm_tokens(question) - PROMPT_OVERHEAD_TOKENS
+        rest = count(user_prompt(question, [], language)) + CHAT_MARKUP_TOKENS
+        fit = int(rate * max(0.0, target - spent_s)) - rest
         return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
 
     def _extractive(
@@ -354,7 +370,8 @@ class AnswerService:
         raw_parts: list[str] = []
         shown: list[str] = []
         streamer = cit.AnswerFieldStreamer() if style == "json" else None
-        labels = hygiene.LabelFilter()  # echoed excerpt labels never reach the user
+        # echoed excerpt labels never reach the user
+        labels = hygiene.LabelFilter(paths={e.hit.path for e in excerpts})
 
         def show(visible: str) -> None:
             if not visible:
