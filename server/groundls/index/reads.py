@@ -176,12 +176,19 @@ class StoreReads:
         return (row[0] or 0, row[1] or 0)
 
     def has_chunks_in(self, space: str) -> bool:
-        """Whether any chunk is embedded in ``space`` (a deep tier not yet filled has none):
-        one row of its vector table, so it is cheap enough for every search."""
-        table = f"vec_{space}"
-        known = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        if self.conn.execute(known, (table,)).fetchone() is None:
+        """Whether any chunk is embedded in ``space`` (a deep tier not yet filled has none),
+        cheap enough for every search: one row of sqlite-vec's rowid table for the space. (A
+        row of the vec0 table itself costs a scan of its vectors: 25 ms at 100k chunks.)"""
+        tables = {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
+                (f"vec_{space}", f"vec_{space}_rowids"),
+            )
+        }
+        if f"vec_{space}" not in tables:
             return False
+        table = f"vec_{space}_rowids" if f"vec_{space}_rowids" in tables else f"vec_{space}"
         return self.conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None
 
     def rowids_only_in(self, space: str, rowids: Sequence[int]) -> set[int]:
