@@ -155,3 +155,17 @@ def test_a_japanese_sentence_about_english_code_is_judged_by_what_it_shares_with
 
 def test_word_forms_count_as_the_same_word():
     assert not is_weak(["Uploads are retried"], "def retry_upload(path): send(path)")
+
+
+def test_a_sentence_that_only_points_at_its_sources_cites_the_sentence_before_it():
+    text = "The variable APP_LOG_LEVEL overrides the log level. This is supported by [1] and [2]."
+    s = citing_sentences(text)
+    assert s[1] == ["The variable APP_LOG_LEVEL overrides the log level"] and s[2] == s[1]
+    assert citing_sentences("Uploads retry three times. See [1] for details.") == {
+        1: ["Uploads retry three times"]
+    }
+    assert citing_sentences("再試行は3回です。詳しくは [1] を参照してください。") == {
+        1: ["再試行は3回です"]
+    }
+    # a sentence with facts of its own is judged by itself
+    assert citing_sentences("Uploads retry. The level is info [1].") == {1: ["The level is info"]}

@@ -66,7 +66,8 @@ def drop_invalid_markers(text: str, valid: Collection[int]) -> tuple[str, list[i
 def citing_sentences(text: str) -> dict[int, list[str]]:
     """For each cited number, the sentences (markers removed) that cite it.
 
-    A marker belongs to the sentence before it; "foo. [1]" and "foo。[1]" cite "foo".
+    A marker belongs to the sentence before it; "foo. [1]" and "foo。[1]" cite "foo". A sentence
+    that only points at its sources ("This is supported by [1].") cites the sentence before it.
     """
     out: dict[int, list[str]] = {}
     for m in MARKER.finditer(text):
@@ -82,15 +83,42 @@ def citing_sentences(text: str) -> dict[int, list[str]]:
                 break
             before = before[: prev.start()].rstrip()
         core = before.rstrip(_TERMINATORS + " \t")
-        start = 0
-        for b in _BOUNDARY.finditer(core):
-            start = b.end()
+        start = _sentence_start(core)
         sentence = MARKER.sub(" ", core[start:]).strip()
+        if _only_points_at_sources(sentence):
+            # "X does Y. This is supported by [1]." cites "X does Y"
+            head = core[:start].rstrip(_TERMINATORS + " \t")
+            sentence = MARKER.sub(" ", head[_sentence_start(head) :]).strip() or sentence
         for n in marker_numbers(m.group(1)):
             out.setdefault(n, [])
             if sentence and sentence not in out[n]:
                 out[n].append(sentence)
     return out
+
+
+def _sentence_start(text: str) -> int:
+    """Where the last sentence of ``text`` begins."""
+    start = 0
+    for b in _BOUNDARY.finditer(text):
+        start = b.end()
+    return start
+
+
+#: What a sentence that only points at its sources says ("This is supported by [1] and [2].",
+#: "See [1] for details.", 「詳しくは [1] を参照してください。」).
+_POINTING = re.compile(
+    r"\b(?:this|that|these|those|it|is|are|was|were|be|been|see|also|supported|supports|support|"
+    r"according|to|the|source|sources|excerpt|excerpts|shown|described|mentioned|stated|"
+    r"explained|documented|refer|refers|reference|references|cited|cite|cites|based|on|in|by|"
+    r"as|and|or|for|more|details|detail|information|found|given|provided|there)\b"
+    r"|詳しくは|詳細は|参照|抜粋|根拠|記載|説明|出典",
+    re.IGNORECASE,
+)
+
+
+def _only_points_at_sources(sentence: str) -> bool:
+    """Whether the sentence says nothing but where its facts come from."""
+    return bool(sentence) and not features(_POINTING.sub(" ", sentence))
 
 
 # --- overlap (works for English words and Japanese characters) ---------------------------------
