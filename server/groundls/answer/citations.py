@@ -104,14 +104,13 @@ def _sentence_start(text: str) -> int:
     return start
 
 
-#: What a sentence that only points at its sources says ("This is supported by [1] and [2].",
-#: "See [1] for details.", 「詳しくは [1] を参照してください。」).
+#: Words of a sentence that only points at its sources ("This is supported by [1] and [2].",
+#: "See [1] for details.", 「詳しくは [1] を参照してください。」); stopwords are left out by
+#: :func:`features` already.
 _POINTING = re.compile(
-    r"\b(?:this|that|these|those|it|is|are|was|were|be|been|see|also|supported|supports|support|"
-    r"according|to|the|source|sources|excerpt|excerpts|shown|described|mentioned|stated|"
-    r"explained|documented|refer|refers|reference|references|cited|cite|cites|based|on|in|by|"
-    r"as|and|or|for|more|details|detail|information|found|given|provided|there)\b"
-    r"|詳しくは|詳細は|参照|抜粋|根拠|記載|説明|出典",
+    r"\b(?:see|supports?|supported|according|sources?|excerpts?|shown|described|mentioned|"
+    r"stated|explained|documented|refers?|references?|cited?|cites|based|details?|information|"
+    r"found|given|provided|been)\b|詳しくは|詳細は|参照|抜粋|根拠|記載|説明|出典",
     re.IGNORECASE,
 )
 
