@@ -65,15 +65,16 @@ class Searcher:
     def _english_spaces(self) -> list[str]:
         return [s for s in LATIN_SPACES if s in self.policy.all_spaces]
 
-    def _holds_english_text(self) -> bool:
-        """Whether any chunk is embedded in a space that reads English."""
-        return any(self.store.has_chunks_in(s) for s in self._english_spaces)
+    def _holds_english_text(self, filled: set[str]) -> bool:
+        """Whether any chunk is embedded in a space that reads English (``filled``: the spaces
+        that hold vectors, looked up once per search)."""
+        return any(s in filled for s in self._english_spaces)
 
-    def _english(self, q: Query) -> Query | None:
+    def _english(self, q: Query, filled: set[str]) -> Query | None:
         """A Japanese question as English words, when the index holds text that reads English."""
         if q.script != "cjk" or not self.config.rewrite_questions or self.rewrite is None:
             return None
-        if not self._holds_english_text():
+        if not self._holds_english_text(filled):
             return None
         text = self.rewrite(q.text)
         return analyse(text) if text else None
@@ -124,7 +125,7 @@ class Searcher:
             expression = match_expression([index_terms(p) for p in q.phrases])
             found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             lists.append(RankedList("phrase", keyword_weight, found))
-        english = self._english(q)
+        english = self._english(q, filled)
         if english is not None:
             # the English rewrite searched as an English question would be
             for space in self._english_spaces:
@@ -177,10 +178,12 @@ class Searcher:
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
-            self._coverage(q, english is not None, kept),
+            self._coverage(q, english is not None, kept, filled),
         )
 
-    def _coverage(self, q: Query, rewritten: bool, hits: Sequence[Hit]) -> float | None:
+    def _coverage(
+        self, q: Query, rewritten: bool, hits: Sequence[Hit], filled: set[str]
+    ) -> float | None:
         """The share of the query's words that occur anywhere in the workspace: of an English
         question (or the English rewrite of a Japanese one) its terms; of a Japanese question
         the words that name things, its katakana loanwords and Latin words (its kanji bigrams
@@ -192,7 +195,7 @@ class Searcher:
             words = [*loanwords(q.text), *sorted(q.words)]
         else:
             words = list(q.terms)
-            if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text():
+            if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text(filled):
                 return None
         if not words:
             return None
