@@ -45,6 +45,7 @@ CPP_HEADER = re.compile(
     r"|(public|private|protected)\s*:)",
     re.MULTILINE,
 )
+_PLAIN_NAME = re.compile(r"[\w$]+(?:\.[\w$]+)*")
 STATEMENT_LISTS = frozenset({"statement_list", "body_statement", "declaration_list"})
 
 
@@ -156,6 +157,10 @@ class DefinitionFinder:
                         return ("function", value, node_text(decls[0].child_by_field_name("name")))
                     if value is not None and value.type == "class":
                         return ("class", value, node_text(decls[0].child_by_field_name("name")))
+            if t == "assignment_expression":
+                value = node.child_by_field_name("right")
+                if value is not None and value.type in FUNCTION_VALUES:
+                    return ("function", value, assigned_name(node, value))
             if in_class and t in ("public_field_definition", "field_definition"):
                 value = node.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
@@ -362,3 +367,14 @@ def last_row(node: Node) -> int:
     if node.end_point.column == 0 and row > node.start_point.row:
         row -= 1
     return row
+
+
+def assigned_name(assignment: Node, function: Node) -> str:
+    """The name a function assigned to a property is called by: ``app.handle = function ...``
+    is ``app.handle``, ``Foo.prototype.bar = ...`` is ``Foo.bar``; assigned to ``module.exports``
+    or ``exports`` (or to something that is not a plain name) it is the function's own name."""
+    left = node_text(assignment.child_by_field_name("left"))
+    parts = [p for p in split_scoped(left) if p != "prototype"]
+    if not parts or parts[-1] in ("exports", "module") or not _PLAIN_NAME.fullmatch(left):
+        return node_text(function.child_by_field_name("name"))
+    return ".".join(parts)

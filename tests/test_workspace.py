@@ -197,6 +197,26 @@ def test_user_text_never_breaks_the_keyword_query(search_ws, tmp_path, fake_embe
     assert hits, "the words around the odd text still find chunks"
 
 
+def test_a_name_defined_as_asked_outranks_the_same_name_in_another_case(tmp_path, fake_embedders):
+    ws = tmp_path / "ws"
+    (ws / "lib" / "auth").mkdir(parents=True)
+    (ws / "lib" / "request.rb").write_text(
+        "module Rack\n  class Request\n    def initialize(env)\n      @env = env\n    end\n"
+        "  end\nend\n"
+    )
+    # a method named ``request`` whose text says "request" more often than the class does
+    (ws / "lib" / "auth" / "request.rb").write_text(
+        "module Rack\n  module Auth\n    class AbstractRequest\n      def request\n"
+        "        @request ||= Request.new(@env) # the request of this request\n      end\n"
+        "      def request_scheme\n        request.scheme\n      end\n    end\n  end\nend\n"
+    )
+    workspace = open_workspace(ws, tmp_path, fake_embedders)
+    workspace.index()
+    for query in ("Request", "Rack::Request"):
+        top = workspace.search(query)[0]
+        assert (top.path, top.title) == ("lib/request.rb", "Rack.Request"), query
+
+
 def test_match_expression_quotes_every_term():
     assert match_expression(['say "hi"', "or"]) == '"say ""hi""" OR "or"'
     assert query_terms("ログレベルはどこで変更しますか") == [

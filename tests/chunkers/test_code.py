@@ -305,6 +305,17 @@ def test_every_fixture_gets_valid_unique_ids_and_in_range_lines(language):
         assert c.text.strip()
 
 
+def test_functions_assigned_to_properties_are_definitions_named_as_called():
+    text = read("app.js")
+    chunks = chunk_file("lib/app.js", text)
+    handle = only(chunks, "app.app.handle")
+    assert handle.symbol == "handle" and handle.text_type == "method"
+    assert handle.start_line == line_of(text, "/**")
+    assert only(chunks, "app.Router.route").symbol == "route"  # not Router.prototype.route
+    assert only(chunks, "app.createApplication").symbol == "createApplication"
+    assert only(chunks, "app.exports.compileETag").symbol == "compileETag"
+
+
 def test_java_class_header_has_fields_and_member_signatures_but_no_bodies():
     chunks = chunk_file("src/main/java/com/example/store/Inventory.java", read("Inventory.java"))
     header = only(chunks, "com.example.store.Inventory")

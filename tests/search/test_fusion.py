@@ -55,7 +55,13 @@ def test_identifier_helpers_split_and_detect():
     assert split_identifier("parseHTTPResponse_fast") == ["parse", "http", "response", "fast"]
     assert analyse("get_terminal_size").is_symbol and analyse("Context.invoke").is_symbol
     assert analyse("Request").is_symbol and not analyse("how do I retry").is_symbol
-    assert {"context", "invoke", "context.invoke", "max_width"} <= analyse(
+    assert {"invoke", "context.invoke", "max_width"} <= analyse(
         "where is Context.invoke or max_width?"
     ).identifiers
     assert "terminal" in index_terms("get_terminal_size").split()
+
+
+def test_a_qualified_name_names_its_last_part_not_its_qualifiers():
+    q = analyse("Rack::Response")
+    assert q.names == {"Response", "Rack::Response"}
+    assert "rack" not in q.identifiers and "rack" in q.words

@@ -17,6 +17,8 @@ def test_the_definition_of_a_queried_symbol_is_boosted_most_exact_case_first():
     assert signals.multiplier(q, hit, "Request") == signals.DEFINES_QUERIED_SYMBOL
     assert signals.multiplier(q, hit, "request") == signals.DEFINES_MENTIONED_SYMBOL
     assert signals.multiplier(q, hit, "Response") == 1.0
+    # once the workspace defines the name as asked, the other spellings are other things
+    assert signals.multiplier(q, hit, "request", other_case=False) == 1.0
 
 
 def test_a_source_file_is_placed_by_its_stem_and_folders():

@@ -57,7 +57,9 @@ def analyse(text: str) -> Query:
             or bool(re.fullmatch(r"[A-Z][a-z]+[A-Z]\w*", token))
         )
         if looks_like_code:
-            names.update(p for p in parts if p)
+            # a qualified name names its last part (``Rack::Response`` is a Response); the
+            # qualifiers are where it lives, which the keyword lists already match
+            names.add(parts[-1])
             names.add(token)
             identifiers.update(name.lower() for name in names)
     words = {

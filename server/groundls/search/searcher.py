@@ -143,6 +143,10 @@ class Searcher:
                 keyword_ids = found + [r for r in keyword_ids if r not in found]
             q = replace(english, text=q.text, script=q.script)
         defining = self.store.definitions(sorted(q.names), candidates, filters)
+        # ``Request`` asked and defined: the ``request`` methods are other things
+        exact = {r for r, s in self.store.symbols_by_rowid(defining).items() if s in q.names}
+        if exact:
+            defining = [r for r in defining if r in exact]
         if defining:
             # the symbol table: definitions of a queried name join even when no list found them
             lists.append(
@@ -156,7 +160,9 @@ class Searcher:
         symbols = self.store.symbols_by_rowid(ordered)
         for rowid in ordered:
             if rowid in hits:
-                scores[rowid] *= signals.multiplier(q, hits[rowid], symbols.get(rowid, ""))
+                scores[rowid] *= signals.multiplier(
+                    q, hits[rowid], symbols.get(rowid, ""), other_case=not exact
+                )
         signals.coherence(
             scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}
         )

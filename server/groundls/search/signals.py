@@ -165,12 +165,13 @@ def is_noise(path: str) -> bool:
     return bool(_NOISE_FILE.search(pure.name))
 
 
-def multiplier(query: Query, hit: Hit, symbol: str) -> float:
-    """The product of the per-chunk signals for one candidate."""
+def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) -> float:
+    """The product of the per-chunk signals for one candidate (``other_case``: whether a
+    definition of a queried name in another case counts, i.e. none is spelled as asked)."""
     factor = 1.0
     if symbol and symbol in query.names:
         factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
-    elif symbol and symbol.lower() in query.identifiers:
+    elif other_case and symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
     factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
