@@ -124,8 +124,7 @@ class DefinitionFinder:
                 specs = [c for c in node.named_children if c.type == "type_spec"]
                 if len(specs) != 1:
                     return None
-                kind = specs[0].child_by_field_name("type")
-                if kind is None or kind.type not in ("struct_type", "interface_type"):
+                if specs[0].child_by_field_name("type") is None:
                     return None
                 return ("class", specs[0], "")
             if self.language in ("c", "cpp") and node.child_by_field_name("body") is None:
@@ -159,6 +158,8 @@ class DefinitionFinder:
                         return ("class", value, node_text(decls[0].child_by_field_name("name")))
             if t == "assignment_expression":
                 value = node.child_by_field_name("right")
+                while value is not None and value.type == "assignment_expression":
+                    value = value.child_by_field_name("right")  # req.get = req.header = ...
                 if value is not None and value.type in FUNCTION_VALUES:
                     return ("function", value, assigned_name(node, value))
             if in_class and t in ("public_field_definition", "field_definition"):
@@ -194,20 +195,44 @@ class DefinitionFinder:
         while r - 1 >= floor:
             s = lines[r - 1].strip()
             if not s:
+                if r == row and self._doc_comment_ends(r - 2, floor):
+                    r -= 1  # a /** doc comment */ is written for what follows, blank line or not
+                    continue
                 break
+            if s.startswith(prefixes):  # a line comment, whatever it ends with
+                r -= 1
+                continue
             if s.endswith("*/") and "/*" not in prefixes:
-                k = r - 1
-                while k >= floor and "/*" not in lines[k]:
-                    k -= 1
-                if k < floor or not lines[k].lstrip().startswith("/*"):
+                k = self._block_comment_start(r - 1, floor)
+                if k is None:
                     break
                 r = k
                 continue
-            if s.startswith(prefixes):
-                r -= 1
-                continue
             break
         return r
+
+    def _block_comment_start(self, end: int, floor: int) -> int | None:
+        """The row a ``/* ... */`` comment ending on ``end`` starts on, when it is a comment of
+        its own (no code before it on that row). Lines inside it start with ``*`` or hold
+        prose, which may itself say ``text/*``."""
+        k = end
+        while k >= floor:
+            line = self.lines[k].lstrip()
+            if line.startswith("/*"):
+                return k
+            if "/*" in line and not line.startswith("*"):
+                return None  # code, then a comment
+            k -= 1
+        return None
+
+    def _doc_comment_ends(self, row: int, floor: int) -> bool:
+        """Whether a ``/** ... */`` doc comment ends on ``row``."""
+        if row < floor or "/*" in self.spec.comment_prefixes:
+            return False
+        if not self.lines[row].strip().endswith("*/"):
+            return False
+        start = self._block_comment_start(row, floor)
+        return start is not None and self.lines[start].lstrip().startswith("/**")
 
     def _slice(self, start: int, end: int | None, fallback: Node) -> str:
         if end is None or end <= start:

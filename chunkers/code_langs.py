@@ -105,7 +105,17 @@ SPECS: dict[str, Spec] = {
     ),
     "rust": Spec(
         functions=frozenset({"function_item"}),
-        classes=frozenset({"struct_item", "enum_item", "union_item", "trait_item", "impl_item"}),
+        classes=frozenset(
+            {
+                "struct_item",
+                "enum_item",
+                "union_item",
+                "trait_item",
+                "impl_item",
+                "type_item",
+                "macro_definition",
+            }
+        ),
         containers=frozenset({"mod_item"}),
         comment_prefixes=("//", "#["),
     ),

@@ -178,6 +178,7 @@ LANGUAGE_CASES = {
             ("store.Item", "class", "// Item is one product", "Qty   int"),
             ("store.Item.Total", "method", "// Total returns", "}"),
             ("store.NewItem", "function", "// NewItem builds", None),
+            ("store.Pricer", "class", "// Pricer computes", None),
         ],
     ),
     "rust": (
@@ -193,6 +194,8 @@ LANGUAGE_CASES = {
             ("inventory.Priced", "class", "pub trait Priced", None),
             ("inventory.Priced.discounted", "method", "fn discounted", None),
             ("inventory.tests.it_builds_an_item", "function", None, None),
+            # a doc line that ends like a block comment is still a line comment
+            ("inventory.item", "class", "/// Builds an item in one line", None),
         ],
     ),
     "c": (
@@ -314,6 +317,10 @@ def test_functions_assigned_to_properties_are_definitions_named_as_called():
     assert only(chunks, "app.Router.route").symbol == "route"  # not Router.prototype.route
     assert only(chunks, "app.createApplication").symbol == "createApplication"
     assert only(chunks, "app.exports.compileETag").symbol == "compileETag"
+    # a chained assignment is named by its first name; its doc comment is its own despite
+    # the blank line between them and the "text/*" inside it
+    get = only(chunks, "app.req.get")
+    assert get.symbol == "get" and get.start_line == line_of(text, "/**", 20)
 
 
 def test_java_class_header_has_fields_and_member_signatures_but_no_bodies():
