@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from tree_sitter import Node
@@ -70,6 +71,9 @@ class _CodeChunker(DefinitionFinder):
     def _module_items(self, defs: list[Definition]) -> list[_Item]:
         n = len(self.lines)
         claimed = [False] * n
+        # the licence comment a file opens with says nothing about its code: no piece holds it
+        for r in range(min(license_header_rows(self.lines, self.spec.comment_prefixes), n)):
+            claimed[r] = True
         for d in defs:
             for r in range(d.lead, min(d.end, n - 1) + 1):
                 claimed[r] = True
@@ -341,3 +345,29 @@ def _absorb(host: Piece, guest: Piece, first: Piece, second: Piece) -> Piece:
         text=text,
         context=context,
     )
+
+
+_LICENSE = re.compile(
+    r"copyright|\blicen[cs]e|permission is hereby granted|all rights reserved", re.IGNORECASE
+)
+
+
+def license_header_rows(lines: list[str], prefixes: tuple[str, ...]) -> int:
+    """How many rows the licence comment at the top of a file takes (0 when it has none):
+    the first comment (a ``/* */`` block or a run of line comments, after a shebang or blank
+    lines) when it mentions a copyright or a licence."""
+    r = 0
+    while r < len(lines) and (not lines[r].strip() or lines[r].startswith("#!")):
+        r += 1
+    start = r
+    if r < len(lines) and lines[r].lstrip().startswith("/*"):
+        while r < len(lines) and "*/" not in lines[r]:
+            r += 1
+        r += 1
+    else:
+        while r < len(lines) and lines[r].strip() and lines[r].lstrip().startswith(prefixes):
+            r += 1
+    end = min(r, len(lines))
+    if end == start or not _LICENSE.search("\n".join(lines[start:end])):
+        return 0
+    return end

@@ -620,6 +620,29 @@ def test_file_without_definitions_becomes_module_pieces():
     assert {c.title for c in chunks} == {"pkg.settings"}
 
 
+LICENSE_C = """/* Copyright Example contributors. All rights reserved.
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy
+ * of this software, to deal in the Software without restriction.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+static int table_size = 64;  /* slots in the lookup table of open handles */
+"""
+
+
+def test_the_licence_comment_a_file_opens_with_is_in_no_piece():
+    chunks = chunk_file("src/table.c", LICENSE_C)
+    assert chunks and not any("Permission is hereby granted" in c.text for c in chunks)
+    assert any("#include <stdlib.h>" in c.text for c in chunks)
+    # a first comment that is not a licence stays
+    described = LICENSE_C.replace("Copyright Example contributors. All rights reserved.", "Tables.")
+    described = described.replace("Permission is hereby granted, free of charge,", "Handles")
+    assert any("Tables." in c.text for c in chunk_file("src/table.c", described))
+
+
 def test_lone_surrogates_and_nul_bytes_do_not_crash():
     text = "def odd(value):\n    return 'bad \udcff byte' + '\x00' + str(value) * 3 + 'tail'\n"
     chunks = chunk_file("odd.py", text)
