@@ -38,6 +38,13 @@ FUNCTION_VALUES = frozenset(
         "generator_function_expression",
     }
 )
+ZIG_TYPES = frozenset(
+    {"struct_declaration", "enum_declaration", "union_declaration", "opaque_declaration"}
+)
+ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
+ELIXIR_FUNCTIONS = frozenset(
+    {"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate"}
+)
 C_WRAPPERS = frozenset({"declaration", "type_definition", "field_declaration"})
 DECORATION = frozenset({"attribute_item", "attribute_list", "decorator", "annotation"})
 CPP_HEADER = re.compile(
@@ -116,7 +123,7 @@ class DefinitionFinder:
                     return found
             return None
         if t in spec.functions:
-            if node.child_by_field_name("body") is None:
+            if self._body(node) is None:
                 return None
             return ("function", node, "")
         if t in spec.classes:
@@ -147,6 +154,19 @@ class DefinitionFinder:
                     name = c_declarator_name(decl) if decl is not None else ""
                 return ("class", typ, name)
             return None
+        if self.language == "zig" and t == "variable_declaration":
+            value = next((c for c in node.named_children if c.type in ZIG_TYPES), None)
+            if value is not None:
+                return ("class", value, node_text(node.named_children[0]))
+        if self.language == "elixir" and t == "call":
+            return self._elixir_definition(node)
+        if self.language == "lua" and t == "assignment_statement":
+            names = next((c for c in node.named_children if c.type == "variable_list"), None)
+            values = next((c for c in node.named_children if c.type == "expression_list"), None)
+            if names is not None and values is not None and values.named_child_count == 1:
+                value = values.named_children[0]
+                if value.type == "function_definition":
+                    return ("function", value, node_text(names))
         if self.language in ("javascript", "typescript", "tsx"):
             if t in ("lexical_declaration", "variable_declaration"):
                 decls = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -169,8 +189,38 @@ class DefinitionFinder:
                     return ("function", value, node_text(name))
         return None
 
+    def _annotates(self, node: Node) -> bool:
+        """Whether a node only describes the definition after it (a comment, a decorator, an
+        elixir ``@doc``), so that definition's leading block may reach above it."""
+        if "comment" in node.type or node.type in DECORATION:
+            return True
+        return self.language == "elixir" and node_text(node).startswith(
+            self.spec.comment_prefixes[1:]
+        )
+
+    def _elixir_definition(self, node: Node) -> tuple[str, Node, str] | None:
+        """``defmodule Name do ... end`` is a class, ``def name(args) do ... end`` a function."""
+        target = node_text(node.child_by_field_name("target"))
+        args = next((c for c in node.named_children if c.type == "arguments"), None)
+        if args is None or not args.named_children:
+            return None
+        first = args.named_children[0]
+        if target in ELIXIR_MODULES:
+            return ("class", node, node_text(first))
+        if target in ELIXIR_FUNCTIONS:
+            while first.type in ("binary_operator", "call") and first.named_children:
+                # ``name(args) when guard`` and ``name(args)``: the name is the call's target
+                inner = first.child_by_field_name("left") or first.child_by_field_name("target")
+                if inner is None:
+                    break
+                first = inner
+            return ("function", node, node_text(first))
+        return None
+
     def _name(self, node: Node) -> str:
         t = node.type
+        if self.language == "lua" and t == "function_declaration":
+            return node_text(node.child_by_field_name("name")).replace(":", ".")
         if self.language in ("c", "cpp") and t == "function_definition":
             decl = node.child_by_field_name("declarator")
             return c_declarator_name(decl) if decl is not None else ""
@@ -185,7 +235,16 @@ class DefinitionFinder:
     def _body(self, node: Node) -> Node | None:
         if self.language == "go" and node.type == "type_spec":
             return node.child_by_field_name("type")
-        return node.child_by_field_name("body")
+        if self.language == "zig" and node.type in ZIG_TYPES:
+            return node  # a zig container holds its members directly
+        body = node.child_by_field_name("body")
+        if body is not None or not (self.spec.bodies or self.language == "elixir"):
+            return body
+        for child in node.named_children:
+            if child.type in self.spec.bodies or child.type == "do_block":
+                return child
+        # a one-line elixir definition (``def f(x), do: x``) is its own body
+        return node if self.language == "elixir" else None
 
     def _lead(self, row: int, floor: int) -> int:
         """First row of the comment/attribute block directly above ``row`` (no blank line)."""
@@ -250,7 +309,7 @@ class DefinitionFinder:
                 continue
             found = self._classify(child, owner is not None)
             if found is None:
-                if "comment" not in child.type and child.type not in DECORATION:
+                if not self._annotates(child):
                     prev_end = max(prev_end, child.end_point.row)
                 continue
             kind, inner, override = found

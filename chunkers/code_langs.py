@@ -25,6 +25,13 @@ GRAMMARS: dict[str, tuple[str, str]] = {
     "csharp": ("tree_sitter_c_sharp", "language"),
     "ruby": ("tree_sitter_ruby", "language"),
     "php": ("tree_sitter_php", "language_php"),
+    "kotlin": ("tree_sitter_kotlin", "language"),
+    "scala": ("tree_sitter_scala", "language"),
+    "swift": ("tree_sitter_swift", "language"),
+    "lua": ("tree_sitter_lua", "language"),
+    "bash": ("tree_sitter_bash", "language"),
+    "zig": ("tree_sitter_zig", "language"),
+    "elixir": ("tree_sitter_elixir", "language"),
 }
 
 
@@ -37,6 +44,8 @@ class Spec:
     containers: frozenset[str] = frozenset()
     transparent: frozenset[str] = frozenset()
     comment_prefixes: tuple[str, ...] = ("//",)
+    #: the node types that are a definition's body in a grammar without a ``body`` field
+    bodies: frozenset[str] = frozenset()
 
 
 _C_FUNCS = frozenset({"function_definition"})
@@ -170,6 +179,46 @@ SPECS: dict[str, Spec] = {
         comment_prefixes=("//", "#"),
     ),
 }
+SPECS.update(
+    {
+        "kotlin": Spec(
+            functions=frozenset({"function_declaration", "secondary_constructor"}),
+            classes=frozenset({"class_declaration", "object_declaration"}),
+            # a companion object's members belong to its class
+            transparent=frozenset({"companion_object", "class_body"}),
+            bodies=frozenset({"function_body", "class_body", "enum_class_body"}),
+        ),
+        "scala": Spec(
+            functions=frozenset({"function_definition"}),
+            classes=frozenset(
+                {"class_definition", "object_definition", "trait_definition", "enum_definition"}
+            ),
+        ),
+        "swift": Spec(
+            functions=frozenset({"function_declaration", "init_declaration", "deinit_declaration"}),
+            classes=frozenset({"class_declaration", "protocol_declaration"}),
+        ),
+        "lua": Spec(
+            functions=frozenset({"function_declaration"}),
+            classes=frozenset(),
+            comment_prefixes=("--",),
+        ),
+        "bash": Spec(
+            functions=frozenset({"function_definition"}),
+            classes=frozenset(),
+            comment_prefixes=("#",),
+        ),
+        # zig types are values: ``const Store = struct { ... };`` (see DefinitionFinder)
+        "zig": Spec(functions=frozenset({"function_declaration"}), classes=frozenset()),
+        # elixir definitions are calls: ``defmodule``, ``def``, ... (see DefinitionFinder)
+        # ... and their documentation is attributes: ``@doc "..."``, ``@spec``
+        "elixir": Spec(
+            functions=frozenset(),
+            classes=frozenset(),
+            comment_prefixes=("#", "@doc ", "@spec ", "@impl ", "@deprecated "),
+        ),
+    }
+)
 SPECS["tsx"] = SPECS["typescript"]
 
 _languages: dict[str, Language] = {}

@@ -272,6 +272,70 @@ LANGUAGE_CASES = {
             ("cart.format", "function", "export const format", None),
         ],
     ),
+    "kotlin": (
+        "Cart.kt",
+        "src/main/kotlin/shop/Cart.kt",
+        [
+            ("Cart.Cart", "class", "/** A cart of line items", None),
+            ("Cart.Cart.add", "method", "/** Adds an item", "}"),
+            ("Cart.Cart.empty", "method", "fun empty", None),  # a companion object's member
+            ("Cart.total", "function", "fun total", "}"),
+        ],
+    ),
+    "scala": (
+        "Cart.scala",
+        "src/main/scala/shop/Cart.scala",
+        [
+            ("Cart.Cart.add", "method", "def add", "}"),
+            ("Cart.Cart.empty", "method", "def empty", None),
+            ("Cart.Priced", "class", "trait Priced", None),
+            ("Cart.Priced.discounted", "method", "def discounted", None),
+        ],
+    ),
+    "swift": (
+        "Cart.swift",
+        "Sources/Shop/Cart.swift",
+        [
+            ("Cart.Cart.init", "method", "init(owner: String)", None),
+            ("Cart.Cart.add", "method", "/// Adds an item", "}"),
+            ("Cart.Cart.total", "method", "func total", None),
+        ],
+    ),
+    "lua": (
+        "cart.lua",
+        "lua/shop/cart.lua",
+        [
+            ("cart.M.total", "method", "function M:total", None),
+            ("cart.M.describe", "method", "M.describe = function", None),
+        ],
+    ),
+    "bash": (
+        "build.sh",
+        "scripts/build.sh",
+        [
+            ("build.usage", "function", None, "}"),
+            ("build.package_release", "function", "function package_release", None),
+        ],
+    ),
+    "zig": (
+        "cart.zig",
+        "src/cart.zig",
+        [
+            ("cart.Cart", "class", "/// A cart of line items", None),
+            ("cart.Cart.add", "method", "/// Adds an item", "}"),
+            ("cart.describe", "function", "pub fn describe", "}"),
+        ],
+    ),
+    "elixir": (
+        "cart.ex",
+        "lib/shop/cart.ex",
+        [
+            ("cart.Shop.Cart", "class", "defmodule Shop.Cart do", None),
+            ("cart.Shop.Cart.add", "method", '@doc "Adds an item', "end"),
+            ("cart.Shop.Cart.line_total", "method", "defp line_total", None),
+            ("cart.Shop.Cart.total", "method", "def total", "end"),
+        ],
+    ),
     "tsx": (
         "Button.tsx",
         "web/Button.tsx",
@@ -499,11 +563,11 @@ def test_empty_or_trivial_files_do_not_crash(text):
 
 
 def test_language_without_grammar_falls_back_to_windows():
-    text = "\n".join(f'fun f{i}() = println("line {i}")' for i in range(100))
-    pieces = code_pieces("app/Main.kt", "kotlin", text, ChunkOptions())
+    text = "\n".join(f'f{i} = putStrLn "line {i}"' for i in range(100))
+    pieces = code_pieces("app/Main.hs", "haskell", text, ChunkOptions())
     assert len(pieces) >= 3
     assert all(p.key.startswith("window:") for p in pieces)
-    chunks = chunk_file("scripts/run.sh", "#!/bin/sh\necho 'hello from the script'\n")
+    chunks = chunk_file("scripts/run.pl", "#!/usr/bin/perl\nprint 'hello from the script';\n")
     assert [c.text_type for c in chunks] == ["window"]
 
 
