@@ -192,7 +192,7 @@ class DefinitionFinder:
     def _annotates(self, node: Node) -> bool:
         """Whether a node only describes the definition after it (a comment, a decorator, an
         elixir ``@doc``), so that definition's leading block may reach above it."""
-        if "comment" in node.type or node.type in DECORATION:
+        if "comment" in node.type or node.type in DECORATION or node.type == "haddock":
             return True
         return self.language == "elixir" and node_text(node).startswith(
             self.spec.comment_prefixes[1:]
@@ -238,13 +238,12 @@ class DefinitionFinder:
         if self.language == "zig" and node.type in ZIG_TYPES:
             return node  # a zig container holds its members directly
         body = node.child_by_field_name("body")
-        if body is not None or not (self.spec.bodies or self.language == "elixir"):
+        if body is not None or not (self.spec.bodies or self.spec.self_bodied):
             return body
         for child in node.named_children:
-            if child.type in self.spec.bodies or child.type == "do_block":
+            if child.type in self.spec.bodies:
                 return child
-        # a one-line elixir definition (``def f(x), do: x``) is its own body
-        return node if self.language == "elixir" else None
+        return node if self.spec.self_bodied else None
 
     def _lead(self, row: int, floor: int) -> int:
         """First row of the comment/attribute block directly above ``row`` (no blank line)."""
@@ -325,7 +324,11 @@ class DefinitionFinder:
                 prev_end = max(prev_end, child.end_point.row)
                 continue
             d = self._make_def(kind, child, inner, override, scope, owner, prev_end + 1)
-            defs.append(d)
+            if self.spec.self_bodied and defs and _same_function(defs[-1], d):
+                # a signature and the equations of one function, written one after another
+                defs[-1].end = max(defs[-1].end, d.end)
+            else:
+                defs.append(d)
             prev_end = max(prev_end, d.end)
         return defs
 
@@ -462,3 +465,7 @@ def assigned_name(assignment: Node, function: Node) -> str:
     if not parts or parts[-1] in ("exports", "module") or not _PLAIN_NAME.fullmatch(left):
         return node_text(function.child_by_field_name("name"))
     return ".".join(parts)
+
+
+def _same_function(a: Definition, b: Definition) -> bool:
+    return a.kind == b.kind == "function" and a.qual == b.qual and b.lead <= a.end + 2

@@ -32,6 +32,7 @@ GRAMMARS: dict[str, tuple[str, str]] = {
     "bash": ("tree_sitter_bash", "language"),
     "zig": ("tree_sitter_zig", "language"),
     "elixir": ("tree_sitter_elixir", "language"),
+    "haskell": ("tree_sitter_haskell", "language"),
 }
 
 
@@ -46,6 +47,8 @@ class Spec:
     comment_prefixes: tuple[str, ...] = ("//",)
     #: the node types that are a definition's body in a grammar without a ``body`` field
     bodies: frozenset[str] = frozenset()
+    #: a definition without such a body is its own body (``f x = x + 1``, ``def f(x), do: x``)
+    self_bodied: bool = False
 
 
 _C_FUNCS = frozenset({"function_definition"})
@@ -216,6 +219,17 @@ SPECS.update(
             functions=frozenset(),
             classes=frozenset(),
             comment_prefixes=("#", "@doc ", "@spec ", "@impl ", "@deprecated "),
+            bodies=frozenset({"do_block"}),
+            self_bodied=True,
+        ),
+        # a type signature is a definition of its own, so it joins the equations that follow
+        "haskell": Spec(
+            functions=frozenset({"function", "signature"}),
+            classes=frozenset({"data_type", "newtype", "type_synonym", "class", "instance"}),
+            transparent=frozenset({"declarations"}),
+            comment_prefixes=("--",),
+            bodies=frozenset({"class_declarations", "instance_declarations"}),
+            self_bodied=True,
         ),
     }
 )

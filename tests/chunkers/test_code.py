@@ -336,6 +336,16 @@ LANGUAGE_CASES = {
             ("cart.Shop.Cart.total", "method", "def total", "end"),
         ],
     ),
+    "haskell": (
+        "Cart.hs",
+        "src/Shop/Cart.hs",
+        [
+            ("Cart.Cart", "class", "-- | A cart of line items.", None),
+            # a signature and a function's equations are one definition
+            ("Cart.addItem", "function", "-- | Adds an item", "| otherwise = cart"),
+            ("Cart.total", "function", "total :: Cart -> Int", None),
+        ],
+    ),
     "tsx": (
         "Button.tsx",
         "web/Button.tsx",
@@ -563,8 +573,8 @@ def test_empty_or_trivial_files_do_not_crash(text):
 
 
 def test_language_without_grammar_falls_back_to_windows():
-    text = "\n".join(f'f{i} = putStrLn "line {i}"' for i in range(100))
-    pieces = code_pieces("app/Main.hs", "haskell", text, ChunkOptions())
+    text = "\n".join(f"let x{i} = {i} in print (x{i} * 2)" for i in range(100))
+    pieces = code_pieces("app/main.ml", "ocaml", text, ChunkOptions())
     assert len(pieces) >= 3
     assert all(p.key.startswith("window:") for p in pieces)
     chunks = chunk_file("scripts/run.pl", "#!/usr/bin/perl\nprint 'hello from the script';\n")
