@@ -58,6 +58,15 @@ PASTED = 0.6
 _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
 
+def echoes_label(written: str, paths: set[str]) -> bool:
+    """Whether an answer still holds an excerpt label: ``path:12-30``, or an excerpt's path
+    with a line number or a bracketed section path after it (checked independently of the
+    repair in ``groundls.answer.hygiene``, which must have removed them)."""
+    if _LABEL.search(written):
+        return True
+    return any(re.search(re.escape(p) + r"(:\d|\s*[(（][^)）\n]*>)", written) for p in paths)
+
+
 def overlaps(c: dict[str, Any], expected: list[dict[str, Any]]) -> bool:
     return any(
         c["path"] == e["path"]
@@ -132,7 +141,7 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "citations": cites,
         "dropped": ans.dropped_citations,
         "repairs": ans.repairs,
-        "label_left": bool(_LABEL.search(written)) and ans.mode == "llm",
+        "label_left": echoes_label(written, {c["path"] for c in shown}) and ans.mode == "llm",
         "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),

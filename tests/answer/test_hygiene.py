@@ -18,6 +18,23 @@ def test_an_inline_label_becomes_its_bare_path():
     assert text == "It is done in src/click/_compat.py [2]." and n == 1
 
 
+def test_a_loose_echo_of_a_known_excerpt_path_is_removed():
+    paths = {"start.ja.md", "src/click/utils.py"}
+    text, n = strip_labels(
+        "[1] start.ja.md:17 (第1章 はじめに) 初めての人は小さなソフトから [1]", paths
+    )
+    assert text == "[1] 初めての人は小さなソフトから [1]" and n == 1
+    text, n = strip_labels(
+        "[2] src/click/utils.py (Utilities > get_app_dir)\nIt is here [2].", paths
+    )
+    assert text == "It is here [2]." and n == 1
+    text, n = strip_labels("It is in src/click/utils.py:446 (get_app_dir) [1].", paths)
+    assert text == "It is in src/click/utils.py [1]." and n == 1
+    # other paths, ports and plain brackets stay
+    kept = "See src/click/utils.py (the helpers) [1], localhost:8080 and docs/a.md:3 [2]."
+    assert strip_labels(kept, paths) == (kept, 0)
+
+
 def test_text_without_labels_is_untouched():
     source = "Meetings run 10:30-11:00 and the ratio is 1:2-3 [1]."
     assert strip_labels(source) == (source, 0)

@@ -100,8 +100,23 @@ WEAK = 0.12
 STRONG = 0.35
 
 
-def strip_labels(text: str) -> tuple[str, int]:
-    """The answer without echoed excerpt labels, and how many were removed."""
+def _loose_label(paths: Collection[str]) -> re.Pattern[str] | None:
+    """An excerpt's path with what a model writes after it when it echoes the label loosely:
+    one line number (``guide.md:17``) and/or the section path in brackets."""
+    if not paths:
+        return None
+    names = "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+    # a bracket after the bare path must hold a section path ("A > B") to be the label's
+    return re.compile(
+        rf"(?P<path>{names})(?::\d+(?:-\d+)?(?:[ \t]*[(（][^)）\n]*[)）])?"
+        rf"|[ \t]*[(（][^)）\n]*>[^)）\n]*[)）])"
+    )
+
+
+def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
+    """The answer without echoed excerpt labels, and how many were removed. With the excerpts'
+    ``paths``, looser echoes of them count too: ``[1] guide.md:17 (Intro) text`` keeps
+    ``[1] text``; an inline one keeps the bare path."""
     count = 0
 
     def drop_line(_m: re.Match[str]) -> str:
@@ -117,6 +132,23 @@ def strip_labels(text: str) -> tuple[str, int]:
         return m.group("path")
 
     text = _LABEL.sub(bare, text)
+    loose = _loose_label(paths)
+    if loose is not None:
+
+        def lead(m: re.Match[str]) -> str:
+            nonlocal count
+            count += 1
+            rest = m.string[m.end() :].split("\n", 1)[0]
+            return m.group("head") if rest.strip() else ""  # a label line goes whole
+
+        # a label at the start of a line, after the excerpt's number: the line's text follows
+        text = re.sub(
+            rf"^(?P<head>[ \t>*#-]*[\[［]\s*\d+\s*[\]］][ \t:：]*)[*`]*(?:{loose.pattern})[*`]*[ \t:：]*",
+            lead,
+            text,
+            flags=re.MULTILINE,
+        )
+        text = loose.sub(bare, text)
     if count:
         text = re.sub(r"\n{3,}", "\n\n", text).strip()
     return text, count

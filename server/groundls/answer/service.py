@@ -418,7 +418,9 @@ class AnswerService:
         if streamer is not None and not parsed.answer and "".join(shown):
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        answer_text, labels = hygiene.strip_labels(parsed.answer)
+        answer_text, labels = hygiene.strip_labels(
+            parsed.answer, paths={e.hit.path for e in excerpts}
+        )
         answer_text, dropped = cit.drop_invalid_markers(answer_text, range(1, len(excerpts) + 1))
         for n in parsed.numbers:
             if not 1 <= n <= len(excerpts) and n not in dropped:
