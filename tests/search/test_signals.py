@@ -54,6 +54,9 @@ def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
     hit = code("tests/test_app.py")
     assert signals.is_noise("tests/test_app.py") and signals.is_noise("vendor/x/y.go")
     assert not signals.is_noise("src/app.py")
+    # folders hidden by a leading underscore (Go's ``_examples``, jest's ``__fixtures__``)
+    assert signals.is_noise("_examples/rest/main.go") and signals.is_noise("src/__fixtures__/a.js")
+    assert not signals.is_noise("src/_internal/app.py")
     # test doubles shipped beside the code they stand in for
     assert signals.is_noise("lib/rack/mock_request.rb") and signals.is_noise("pkg/clock_fake.go")
     assert not signals.is_noise("src/mockingbird.py")

@@ -160,7 +160,8 @@ def named_whole(query: Query, hit: Hit) -> bool:
 
 def is_noise(path: str) -> bool:
     pure = PurePosixPath(path)
-    if any(part.lower() in _NOISE_DIRS for part in pure.parent.parts):
+    # ``_examples``, ``__fixtures__``: a leading underscore hides a folder from some tools
+    if any(part.lower().strip("_") in _NOISE_DIRS for part in pure.parent.parts):
         return True
     return bool(_NOISE_FILE.search(pure.name))
 
