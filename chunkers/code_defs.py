@@ -14,6 +14,7 @@ from tree_sitter import Node
 
 from .base import ChunkOptions, is_meaningful
 from .code_langs import (
+    ELIXIR_DOC_ATTRIBUTES,
     SPECS,
     Spec,
     c_declarator_name,
@@ -194,9 +195,7 @@ class DefinitionFinder:
         elixir ``@doc``), so that definition's leading block may reach above it."""
         if "comment" in node.type or node.type in DECORATION or node.type == "haddock":
             return True
-        return self.language == "elixir" and node_text(node).startswith(
-            self.spec.comment_prefixes[1:]
-        )
+        return self.language == "elixir" and node_text(node).startswith(ELIXIR_DOC_ATTRIBUTES)
 
     def _elixir_definition(self, node: Node) -> tuple[str, Node, str] | None:
         """``defmodule Name do ... end`` is a class, ``def name(args) do ... end`` a function."""

@@ -51,6 +51,8 @@ class Spec:
     self_bodied: bool = False
 
 
+#: What documents the elixir definition below it (read as its leading comment).
+ELIXIR_DOC_ATTRIBUTES = ("@doc ", "@spec ", "@impl ", "@deprecated ")
 _C_FUNCS = frozenset({"function_definition"})
 _C_CLASSES = frozenset({"struct_specifier", "union_specifier", "enum_specifier"})
 _PREPROC = frozenset(
@@ -213,12 +215,12 @@ SPECS.update(
         ),
         # zig types are values: ``const Store = struct { ... };`` (see DefinitionFinder)
         "zig": Spec(functions=frozenset({"function_declaration"}), classes=frozenset()),
-        # elixir definitions are calls: ``defmodule``, ``def``, ... (see DefinitionFinder)
-        # ... and their documentation is attributes: ``@doc "..."``, ``@spec``
+        # elixir definitions are calls: ``defmodule``, ``def``, ... (see DefinitionFinder),
+        # documented by the attributes above them
         "elixir": Spec(
             functions=frozenset(),
             classes=frozenset(),
-            comment_prefixes=("#", "@doc ", "@spec ", "@impl ", "@deprecated "),
+            comment_prefixes=("#", *ELIXIR_DOC_ATTRIBUTES),
             bodies=frozenset({"do_block"}),
             self_bodied=True,
         ),
