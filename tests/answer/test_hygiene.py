@@ -119,3 +119,24 @@ def test_a_marker_after_the_full_stop_cites_the_sentence_before_it():
         "Colors are stripped when the stream is piped to a file. [1]\nDone.", EXCERPTS
     )
     assert moves == [(1, 2)]
+
+
+def test_streaming_strips_a_loose_label_before_the_lines_text():
+    f = LabelFilter(paths={"start.ja.md", "src/click/utils.py"})
+    pieces = [
+        "[1] start.ja",
+        ".md:1",
+        "7 (第1章 まずは",
+        "正攻法) 初めての",
+        "人は [1]。\n",
+        "次の行",
+    ]
+    assert "".join(f.feed(p) for p in pieces) + f.finish() == "[1] 初めての人は [1]。\n次の行"
+    assert f.dropped == 1
+    # a bare path with an ordinary bracket after it is the answer's own text
+    g = LabelFilter(paths={"src/click/utils.py"})
+    pieces = ["[2] src/click/utils.py (the hel", "pers) holds it [2]."]
+    assert "".join(g.feed(p) for p in pieces) + g.finish() == (
+        "[2] src/click/utils.py (the helpers) holds it [2]."
+    )
+    assert g.dropped == 0

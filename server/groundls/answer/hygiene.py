@@ -48,13 +48,17 @@ class LabelFilter:
     ``path:12-30``); a label line is dropped whole.
 
     ``paths``: the excerpts' paths, when known. A line can only echo one of them, so its start
-    is let through as soon as it cannot begin any of them. Without them a line waits for the end
-    of its first word, which in Japanese text (no spaces) can be the whole sentence."""
+    is let through as soon as it cannot begin any of them; and a looser echo of one of them
+    (``[1] guide.md:17 (Intro) The answer …``) loses the label and keeps ``[1] The answer …``.
+    Without them a line waits for the end of its first word, which in Japanese text (no spaces)
+    can be the whole sentence."""
 
     def __init__(self, paths: Collection[str] = ()) -> None:
         self._line = ""
         self._passing = False  # the current line is known not to be a label
         self._paths = tuple(paths)
+        loose = _loose_label(self._paths)
+        self._loose = re.compile(_LINE_HEAD.pattern + f"(?:{loose.pattern})") if loose else None
         self.dropped = 0
 
     def feed(self, piece: str) -> str:
@@ -62,24 +66,55 @@ class LabelFilter:
         self._line += piece
         while "\n" in self._line:
             line, self._line = self._line.split("\n", 1)
-            if self._passing or not _LABEL_LINE.fullmatch(line):
+            if self._passing:
                 out.append(line + "\n")
             else:
-                self.dropped += 1
+                kept = self._without_label(line, complete=True)
+                if kept is None:
+                    self.dropped += 1
+                else:
+                    out.append(kept + "\n")
             self._passing = False
-        if self._line and (self._passing or not self._may_be_label(self._line)):
+        if self._line and not self._passing:
+            kept = self._without_label(self._line, complete=False)
+            if kept is not None:
+                out.append(kept)
+                self._line = ""
+                self._passing = True
+        elif self._line:
             out.append(self._line)
             self._line = ""
-            self._passing = True
         return "".join(out)
 
     def finish(self) -> str:
         """What is still held back at the end of the answer."""
         line, self._line = self._line, ""
-        if line and not self._passing and _LABEL_LINE.fullmatch(line):
+        if not line or self._passing:
+            return line
+        kept = self._without_label(line, complete=True)
+        if kept is None:
             self.dropped += 1
             return ""
-        return line
+        return kept
+
+    def _without_label(self, text: str, *, complete: bool) -> str | None:
+        """``text`` (a line, or the start of one) as it may be shown: None while it may still
+        be a label (``complete``: the line is whole, so a label line is dropped: None too)."""
+        if complete and _LABEL_LINE.fullmatch(text):
+            return None
+        loose = self._loose.match(text) if self._loose is not None else None
+        if loose is not None:
+            rest = text[loose.end() :]
+            head = text[: _LINE_HEAD.match(text).end()]  # type: ignore[union-attr]
+            if not rest.strip():
+                return None  # a label line, or not known yet
+            if not complete and (rest[:1] in ":-0123456789" or rest.lstrip()[:1] in "(（"):
+                return None  # the label may go on ("guide.md:17-2", "(Intro …")
+            self.dropped += 1
+            return head.rstrip() + " " + rest.lstrip() if head.strip() else rest.lstrip()
+        if complete or not self._may_be_label(text):
+            return text
+        return None
 
     def _may_be_label(self, partial: str) -> bool:
         rest = partial[_LINE_HEAD.match(partial).end() :]  # type: ignore[union-attr]
@@ -91,6 +126,8 @@ class LabelFilter:
             return False  # the line does not begin with an excerpt's path
         if not re.search(r"\s", rest):
             return True  # still on the first word
+        if self._paths and any(rest.startswith(p) for p in self._paths) and "(" in rest:
+            return ")" not in rest and "）" not in rest  # a bracketed section path may follow
         return bool(_LABEL.match(rest))
 
 
