@@ -41,6 +41,8 @@ class Piece:
     search_text: str | None = None
     symbol: str = ""
     signature: str = ""
+    #: other names the piece binds at module level (``g = LocalProxy(...)``, ``const Max = 10``)
+    names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class Chunk:
     symbol: str = ""
     signature: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    #: names bound at module level in the chunk's lines (the symbol table holds them too)
+    names: tuple[str, ...] = ()
 
 
 def is_meaningful(text: str) -> bool:
@@ -104,6 +108,7 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
                 content_hash=content_hash(embed_text),
                 symbol=piece.symbol,
                 signature=piece.signature,
+                names=piece.names,
             )
         )
     return chunks

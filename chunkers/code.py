@@ -66,7 +66,7 @@ class _CodeChunker(DefinitionFinder):
         defs = self._collect(root.named_children, self.prefix, None, 0)
         items = self._module_items(defs)
         pieces = [it.piece for it in _merge(items, self.options)]
-        return self._cap(pieces)
+        return [_with_names(p, self.bindings) for p in self._cap(pieces)]
 
     def _module_items(self, defs: list[Definition]) -> list[_Item]:
         n = len(self.lines)
@@ -331,6 +331,13 @@ def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:
                 continue
         out.append(it)
     return out
+
+
+def _with_names(piece: Piece, bindings: list[tuple[int, str]]) -> Piece:
+    """The piece with the module-level names bound in its lines (0-based ``bindings`` rows)."""
+    names = [n for row, n in bindings if piece.start_line <= row + 1 <= piece.end_line]
+    names = [n for n in dict.fromkeys(names) if n and n != piece.symbol]
+    return replace(piece, names=tuple(names)) if names else piece
 
 
 def _absorb(host: Piece, guest: Piece, first: Piece, second: Piece) -> Piece:

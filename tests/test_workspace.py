@@ -217,6 +217,27 @@ def test_a_name_defined_as_asked_outranks_the_same_name_in_another_case(tmp_path
         assert (top.path, top.title) == ("lib/request.rb", "Rack.Request"), query
 
 
+def test_a_module_level_variable_is_found_by_its_name(tmp_path, fake_embedders):
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "globals.py").write_text(
+        "from proxies import LocalProxy\n\n"
+        "#: the application's namespace for one request\n"
+        'g = LocalProxy("g")\n'
+    )
+    (ws / "src" / "views.py").write_text(
+        "def show(g):\n    return g.user\n\n\ndef edit(g):\n    g.user.name = 'x'\n    return g\n"
+    )
+    workspace = open_workspace(ws, tmp_path, fake_embedders)
+    workspace.index()
+    result = workspace.search("g")
+    assert result[0].path == "src/globals.py" and result.confidence == "high"
+    # the binding goes with the line that made it
+    (ws / "src" / "globals.py").write_text("from proxies import LocalProxy\n")
+    workspace.index_paths(["src/globals.py"])
+    assert all(h.path != "src/globals.py" for h in workspace.search("g")[:1])
+
+
 def test_match_expression_quotes_every_term():
     assert match_expression(['say "hi"', "or"]) == '"say ""hi""" OR "or"'
     assert query_terms("ログレベルはどこで変更しますか") == [

@@ -694,6 +694,20 @@ def test_file_without_definitions_becomes_module_pieces():
     assert {c.title for c in chunks} == {"pkg.settings"}
 
 
+def test_module_level_variables_are_names_of_the_chunk_that_binds_them():
+    python = (
+        'from x import LocalProxy\n\ng: "Globals" = LocalProxy("g")\nrequest = LocalProxy("r")\n'
+    )
+    assert chunk_file("src/app/globals.py", python)[0].names == ("g", "request")
+    ts = 'export const ZodType = make("ZodType");\nconst MAX = 10, MIN = 1;\nlet [a, b] = pair;\n'
+    assert chunk_file("src/schemas.ts", ts)[0].names == ("ZodType", "MAX", "MIN")
+    go = 'package x\n\nvar ErrBad = errors.New("bad")\n\nvar (\n\tA = 1\n\tB, C = 2, 3\n)\n'
+    assert chunk_file("x/errors.go", go)[0].names == ("ErrBad", "A", "B", "C")
+    # a function's local variables are not module-level names
+    inner = "def helper():\n    cache = {}\n    return cache\n"
+    assert chunk_file("src/app/util.py", inner)[0].names == ()
+
+
 LICENSE_C = """/* Copyright Example contributors. All rights reserved.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy

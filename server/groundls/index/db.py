@@ -131,11 +131,24 @@ def m004_symbol_table(conn: Any) -> None:
     conn.execute("CREATE INDEX chunks_by_symbol ON chunks(symbol COLLATE NOCASE)")
 
 
+def m005_module_names(conn: Any) -> None:
+    # names a chunk binds at module level besides its symbol (``g = LocalProxy(...)``)
+    _script(
+        conn,
+        """
+        CREATE TABLE chunk_names (chunk INTEGER NOT NULL, name TEXT NOT NULL);
+        CREATE INDEX chunk_names_by_name ON chunk_names(name COLLATE NOCASE);
+        CREATE INDEX chunk_names_by_chunk ON chunk_names(chunk);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
     m003_sentence_parts,
     m004_symbol_table,
+    m005_module_names,
 ]
 
 

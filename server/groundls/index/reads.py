@@ -154,19 +154,28 @@ class StoreReads:
 
     def definitions(
         self, names: Sequence[str], k: int, scope: SearchFilters | None = None
-    ) -> list[int]:
-        """Chunks that define one of ``names``: the symbol table of the index. Definitions
-        spelled exactly as asked come first, then the same names in another case."""
+    ) -> list[tuple[int, str]]:
+        """(chunk, the name it defines) for the chunks that define one of ``names``: the symbol
+        table of the index, definitions and module-level bindings. Names spelled exactly as
+        asked come first, then the same names in another case; definitions before bindings."""
         if not names:
             return []
-        where, params = _filters(scope)
+        where, params = _filters(scope, "c.")
         marks = ",".join("?" * len(names))
         sql = (
-            f"SELECT id FROM chunks WHERE symbol COLLATE NOCASE IN ({marks}){where}"
-            f" ORDER BY symbol IN ({marks}) DESC, length(text) DESC LIMIT ?"
+            f"SELECT id, name FROM ("
+            f" SELECT c.id, c.symbol AS name, 0 AS binding, length(c.text) AS size FROM chunks c"
+            f" WHERE c.symbol COLLATE NOCASE IN ({marks}){where}"
+            f" UNION ALL"
+            f" SELECT c.id, n.name, 1, length(c.text) FROM chunk_names n"
+            f" JOIN chunks c ON c.id = n.chunk WHERE n.name COLLATE NOCASE IN ({marks}){where})"
+            f" ORDER BY name IN ({marks}) DESC, binding, size DESC LIMIT ?"
         )
-        rows = self.conn.execute(sql, [*names, *params, *names, k]).fetchall()
-        return [r[0] for r in rows]
+        rows = self.conn.execute(sql, [*names, *params, *names, *params, *names, k]).fetchall()
+        seen: dict[int, str] = {}
+        for rowid, name in rows:
+            seen.setdefault(rowid, name)
+        return list(seen.items())
 
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
         row = self.conn.execute(

@@ -294,7 +294,12 @@ class Store(StoreReads):
             ),
         )
         rowid = int(cur.lastrowid)
-        head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb])
+        if chunk.names:
+            self.conn.executemany(
+                "INSERT INTO chunk_names(chunk, name) VALUES (?, ?)",
+                [(rowid, name) for name in chunk.names],
+            )
+        head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb, *chunk.names])
         self.conn.execute(
             "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
             (rowid, index_terms(head), index_terms(chunk.embed_text)),
@@ -319,6 +324,7 @@ class Store(StoreReads):
                     f"DELETE FROM vec_{space}_parts WHERE part = ?", [(i,) for i in ids]
                 )
                 gone.extend(ids)
+        conn.execute("DELETE FROM chunk_names WHERE chunk = ?", (rowid,))
         conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
         return gone
 

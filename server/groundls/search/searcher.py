@@ -142,22 +142,25 @@ class Searcher:
                 lists.append(RankedList("keyword:english", cfg.keyword_weight, found))
                 keyword_ids = found + [r for r in keyword_ids if r not in found]
             q = replace(english, text=q.text, script=q.script)
-        defining = self.store.definitions(sorted(q.names), candidates, filters)
+        # the symbol table: what defines a queried name (a definition, or a module-level
+        # binding such as ``g = LocalProxy(...)``), by the name it defines
+        defined = dict(self.store.definitions(sorted(q.names), candidates, filters))
         # ``Request`` asked and defined: the ``request`` methods are other things
-        exact = {r for r, s in self.store.symbols_by_rowid(defining).items() if s in q.names}
+        exact = {r for r, name in defined.items() if name in q.names}
         if exact:
-            defining = [r for r in defining if r in exact]
-        if defining:
-            # the symbol table: definitions of a queried name join even when no list found them
-            lists.append(
-                RankedList("definitions", keyword_weight if q.is_symbol else 1.0, defining)
-            )
+            defined = {r: name for r, name in defined.items() if r in exact}
+        if defined:
+            # definitions of a queried name join even when no list found them
+            weight = keyword_weight if q.is_symbol else 1.0
+            lists.append(RankedList("definitions", weight, list(defined)))
         scores = rrf(lists)
         if not scores:
             return SearchResult()
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)[: max(candidates, k * 8)]
         hits = self.store.hits_by_rowid(ordered)
-        symbols = self.store.symbols_by_rowid(ordered)
+        # a chunk that defines a queried name is known by that name (a binding's chunk may
+        # carry another symbol)
+        symbols = {**self.store.symbols_by_rowid(ordered), **defined}
         for rowid in ordered:
             if rowid in hits:
                 scores[rowid] *= signals.multiplier(
