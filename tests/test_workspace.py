@@ -238,6 +238,19 @@ def test_a_module_level_variable_is_found_by_its_name(tmp_path, fake_embedders):
     assert all(h.path != "src/globals.py" for h in workspace.search("g")[:1])
 
 
+def test_a_new_chunker_makes_every_files_chunks_again_and_keeps_their_vectors(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.index()
+    assert first.embedded > 0
+    assert workspace.index().files_unchanged == first.files_seen
+    monkeypatch.setattr("groundls.index.indexer.CHUNKER_VERSION", -1)
+    again = workspace.index()
+    assert again.files_unchanged == 0 and again.files_indexed == first.files_indexed
+    assert again.embedded == 0  # the same chunks: their vectors are kept
+
+
 def test_match_expression_quotes_every_term():
     assert match_expression(['say "hi"', "or"]) == '"say ""hi""" OR "or"'
     assert query_terms("ログレベルはどこで変更しますか") == [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from groundls.chunkers import Chunk, chunk_file, sentence_parts
+from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -63,6 +63,13 @@ class Indexer:
             info = SpaceInfo(space, model.name, model.version, model.dim)
             self.store.ensure_space(info, parts=space == PARTS_SPACE)
         self._spaces_ready = True
+
+    def _checksum(self, text: str) -> str:
+        """What a file's stored checksum says: its text as chunked by this chunker version with
+        these options (so a new chunker or other options make its chunks again)."""
+        digest = hashlib.sha256(f"{CHUNKER_VERSION}\0{self.config.chunk_options}\0".encode())
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()
 
     def index(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
@@ -199,7 +206,7 @@ class Indexer:
         text = read_text(state, self.config.max_file_bytes)
         if isinstance(text, Skipped):
             return {}
-        checksum = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        checksum = self._checksum(text)
         if self.store.file_checksum(path) != checksum:
             return {}
         try:
@@ -246,7 +253,7 @@ class Indexer:
                     report.files_removed += 1
                 tick(file.path)
                 continue
-            checksum = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            checksum = self._checksum(text)
             if stored.get(file.path) == checksum:
                 report.files_unchanged += 1
                 tick(file.path)
