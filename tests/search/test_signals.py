@@ -54,6 +54,10 @@ def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
     hit = code("tests/test_app.py")
     assert signals.is_noise("tests/test_app.py") and signals.is_noise("vendor/x/y.go")
     assert not signals.is_noise("src/app.py")
+    # test files by each language's naming convention, not by a word in any file's name
+    assert signals.is_noise("pkg/mux_test.go") and signals.is_noise("web/cart.spec.ts")
+    assert signals.is_noise("src/CartSpec.scala") and signals.is_noise("test/cart_test.exs")
+    assert not signals.is_noise("lib/bats-core/test_functions.bash")
     # folders hidden by a leading underscore (Go's ``_examples``, jest's ``__fixtures__``)
     assert signals.is_noise("_examples/rest/main.go") and signals.is_noise("src/__fixtures__/a.js")
     assert not signals.is_noise("src/_internal/app.py")

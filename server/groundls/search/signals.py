@@ -70,7 +70,9 @@ _NOISE_DIRS = frozenset(
     ]
 )
 _NOISE_FILE = re.compile(
-    r"(^test_|_test\.|\.test\.|\.spec\.|_spec\.|Tests?\.(java|kt|cs|php|swift)$|^conftest\.py$"
+    r"(^test_.*\.(py|c|cc|cpp|lua|dart)$|_test\.(py|go|rb|c|cc|cpp|lua|dart|exs)$"
+    r"|\.(test|spec)\.[cm]?[jt]sx?$|_spec\.(rb|lua)$"
+    r"|(Tests?|Spec|Suite)\.(java|kt|cs|php|swift|scala)$|^conftest\.py$"
     r"|^mocks?[_.]|_mocks?\.|^fakes?[_.]|_fakes?\."
     r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\."
     r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
