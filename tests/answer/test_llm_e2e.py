@@ -146,7 +146,7 @@ def test_cancel_while_the_prompt_is_read_stops_before_generating(service):
 @pytest.fixture(scope="module")
 def cli_config(tmp_path_factory):
     path = tmp_path_factory.mktemp("cfg") / "groundls.json"
-    path.write_text(json.dumps({"answer": {"timeLimitS": 600}}))
+    path.write_text(json.dumps({"answer": {"timeLimitS": 600, "firstTokenS": 0}}))
     return str(path)
 
 

@@ -77,7 +77,7 @@ class FakeModel:
     def count_tokens(self, text):
         return len(text) // 3 + 1
 
-    def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats):
+    def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats, **_):
         self.calls += 1
         self.messages = messages
         if self.error:
@@ -352,7 +352,7 @@ def test_prompt_sent_to_the_model_numbers_the_excerpts():
 
 def test_time_limit_before_any_answer_text_falls_back_to_labelled_excerpts():
     class SlowToStart(FakeModel):
-        def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats):
+        def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats, **_):
             time.sleep(0.2)  # still reading the prompt when the limit passes
             stats.stop_reason = "time"
             return
@@ -420,3 +420,31 @@ def test_a_model_reply_that_is_only_an_echoed_label_gives_the_labelled_excerpts(
     assert ans.mode == "extractive" and ans.answer.startswith("抽出モード")
     assert [c.path for c in ans.citations] == ["docs/ログ.md"]
     assert "".join(streamed) == ans.answer  # the user saw it, not a blank line
+
+
+class LabelFirstModel(FakeModel):
+    """Echoes a label as its whole reply unless told not to begin with a bracket."""
+
+    def __init__(self):
+        super().__init__([])
+        self.flags: list[bool] = []
+
+    def stream(self, messages, *, no_leading_bracket=False, **kwargs):
+        self.flags.append(no_leading_bracket)
+        self.pieces = (
+            ["ログレベルは `config/app.toml` の ", "`level` で変更します [1]。"]
+            if no_leading_bracket
+            else ["[1] docs/ログ.md:1-6 (ログ > ", "ログレベル)"]
+        )
+        yield from super().stream(messages, **kwargs)
+
+
+def test_a_reply_that_is_only_a_label_is_written_again_without_a_leading_bracket():
+    streamed: list[str] = []
+    model = LabelFirstModel()
+    svc, _ = service([LOGDOC], model)
+    ans = svc.ask("ログレベルはどこで変更しますか？", on_token=streamed.append)
+    assert model.flags == [False, True]
+    assert ans.mode == "llm" and ans.found and ans.answer.startswith("ログレベルは")
+    assert "".join(streamed) == ans.answer  # the label never reached the user
+    assert [c.path for c in ans.citations] == ["docs/ログ.md"]

@@ -93,6 +93,17 @@ class Retriever(Protocol):
     def add_history(self, record: dict[str, Any]) -> None: ...
 
 
+def _only_a_label(
+    parts: list[str], style: str, stats: runtime.GenerationStats, excerpts: list[Excerpt]
+) -> bool:
+    """Whether a text reply that ran to its end holds nothing but echoed excerpt labels."""
+    raw = "".join(parts)
+    if style != "text" or stats.stop_reason != "stop" or not raw.lstrip().startswith("["):
+        return False
+    text, _ = hygiene.strip_labels(raw, paths={e.hit.path for e in excerpts})
+    return not cit.MARKER.sub("", text).strip()
+
+
 def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
     h = excerpt.hit
     return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak)
@@ -385,21 +396,30 @@ class AnswerService:
                 on_token(visible)
 
         loop = False
-        for piece in model.stream(
-            messages,
-            max_tokens=self.config.max_tokens,
-            schema=ANSWER_SCHEMA if style == "json" else None,
-            cancel=cancel,
-            deadline=deadline,
-            stats=stats,
-        ):
-            raw_parts.append(piece)
-            visible = streamer.feed(piece) if streamer is not None else piece
-            show(labels.feed(visible) if visible else "")
-            if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
-                loop = True
+        for attempt in range(2):
+            for piece in model.stream(
+                messages,
+                max_tokens=self.config.max_tokens,
+                schema=ANSWER_SCHEMA if style == "json" else None,
+                cancel=cancel,
+                deadline=deadline,
+                stats=stats,
+                no_leading_bracket=attempt > 0,
+            ):
+                raw_parts.append(piece)
+                visible = streamer.feed(piece) if streamer is not None else piece
+                show(labels.feed(visible) if visible else "")
+                if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
+                    loop = True
+                    break
+            show(labels.finish())
+            if attempt or not _only_a_label(raw_parts, style, stats, excerpts):
                 break
-        show(labels.finish())
+            # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
+            # location were the answer): once more, not beginning with "[" (the prompt is read
+            # already, so this costs only the writing)
+            raw_parts.clear()
+            labels = hygiene.LabelFilter(paths={e.hit.path for e in excerpts})
         raw = "".join(raw_parts)
         if loop:
             cut_at = repetition_start(raw)

@@ -1,0 +1,15 @@
+"""Sampling rules the runtime adds to llama.cpp's (no model needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from groundls.answer.runtime import _ban_at_start
+
+
+def test_the_leading_bracket_ban_applies_to_the_first_generated_token_only():
+    process = _ban_at_start(3, [1, 4])
+    first = process(np.array([7, 8, 9]), np.zeros(6))
+    assert list(first) == [0, -np.inf, 0, 0, -np.inf, 0]
+    later = process(np.array([7, 8, 9, 2]), np.zeros(6))
+    assert list(later) == [0.0] * 6
