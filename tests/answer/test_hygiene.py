@@ -140,3 +140,13 @@ def test_streaming_strips_a_loose_label_before_the_lines_text():
         "[2] src/click/utils.py (the helpers) holds it [2]."
     )
     assert g.dropped == 0
+
+
+def test_streaming_holds_a_lone_opening_bracket_until_the_label_shows():
+    f = LabelFilter(paths={"docs/logging.ja.md"})
+    pieces = ["[", "1", "]", " docs/logging.ja.md", ":1-9 (ログの設定 > ログレベルの変更)"]
+    assert "".join(f.feed(p) for p in pieces) == ""
+    assert f.finish() == "" and f.dropped == 1
+    # a citation-first answer still streams once its text begins
+    g = LabelFilter(paths={"docs/logging.ja.md"})
+    assert "".join(g.feed(p) for p in ["[", "1", "] ", "ログレベルは"]) == "[1] ログレベルは"

@@ -34,6 +34,11 @@ _LABEL_LINE = re.compile(
 )
 
 
+#: The start of a line that may still become a label's head (the model writes "[" and "1]" as
+#: separate tokens).
+_HEAD_START = re.compile(r"[ \t>*#`-]*(?:[\[［]\s*\d*\s*[\]］]?)?[ \t:：*`]*")
+
+
 _HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)
 
 
@@ -117,6 +122,8 @@ class LabelFilter:
         return None
 
     def _may_be_label(self, partial: str) -> bool:
+        if _HEAD_START.fullmatch(partial):
+            return True  # "[", "[1", "**[2]": the excerpt's number may come before a label
         rest = partial[_LINE_HEAD.match(partial).end() :]  # type: ignore[union-attr]
         if len(partial) > 300:
             return False
