@@ -150,3 +150,12 @@ def test_streaming_holds_a_lone_opening_bracket_until_the_label_shows():
     # a citation-first answer still streams once its text begins
     g = LabelFilter(paths={"docs/logging.ja.md"})
     assert "".join(g.feed(p) for p in ["[", "1", "] ", "ログレベルは"]) == "[1] ログレベルは"
+
+
+def test_a_label_cut_off_at_the_end_of_an_answer_is_removed():
+    text, n = strip_labels(
+        "パッケージは簡単です [1]。\n\n start.ja.md (第1章 まずは > …", {"start.ja.md"}
+    )
+    assert text == "パッケージは簡単です [1]。" and n == 1
+    kept = "See start.ja.md (the guide) [1]."
+    assert strip_labels(kept, {"start.ja.md"}) == (kept, 0)

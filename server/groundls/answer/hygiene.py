@@ -193,6 +193,12 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
             flags=re.MULTILINE,
         )
         text = loose.sub(bare, text)
+        # a label the length limit cut off in its bracket, at the very end of the answer
+        names = "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+        cut = re.search(rf"(?:{names})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
+        if cut is not None:
+            count += 1
+            text = text[: cut.start()].rstrip()
     if count:
         text = re.sub(r"\n{3,}", "\n\n", text).strip()
     return text, count
