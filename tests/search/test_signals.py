@@ -60,6 +60,7 @@ def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
     assert not signals.is_noise("lib/bats-core/test_functions.bash")
     # folders hidden by a leading underscore (Go's ``_examples``, jest's ``__fixtures__``)
     assert signals.is_noise("_examples/rest/main.go") and signals.is_noise("src/__fixtures__/a.js")
+    assert signals.is_noise("src/__mocks__/fs.js") and signals.is_noise("src/__tests__/a.js")
     assert not signals.is_noise("src/_internal/app.py")
     # test doubles shipped beside the code they stand in for
     assert signals.is_noise("lib/rack/mock_request.rb") and signals.is_noise("pkg/clock_fake.go")

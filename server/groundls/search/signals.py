@@ -164,7 +164,8 @@ def named_whole(query: Query, hit: Hit) -> bool:
 def is_noise(path: str) -> bool:
     pure = PurePosixPath(path)
     # ``_examples``, ``__fixtures__``: a leading underscore hides a folder from some tools
-    if any(part.lower().strip("_") in _NOISE_DIRS for part in pure.parent.parts):
+    folders = [part.lower() for part in pure.parent.parts]
+    if any(f in _NOISE_DIRS or f.strip("_") in _NOISE_DIRS for f in folders):
         return True
     return bool(_NOISE_FILE.search(pure.name))
 
