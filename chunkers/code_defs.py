@@ -504,7 +504,7 @@ def module_bindings(node: Node, language: str) -> list[str]:
             inner = node.child_by_field_name("declaration")
             return module_bindings(inner, language) if inner is not None else []
         return [
-            node_text(d.child_by_field_name("name"))
+            node_text(name)
             for d in node.named_children
             if d.type == "variable_declarator"
             and (name := d.child_by_field_name("name")) is not None

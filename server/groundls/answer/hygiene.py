@@ -144,12 +144,17 @@ WEAK = 0.12
 STRONG = 0.35
 
 
+def _any_path(paths: Collection[str]) -> str:
+    """A regular expression alternative matching any of ``paths`` (the longest first)."""
+    return "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+
+
 def _loose_label(paths: Collection[str]) -> re.Pattern[str] | None:
     """An excerpt's path with what a model writes after it when it echoes the label loosely:
     one line number (``guide.md:17``) and/or the section path in brackets."""
     if not paths:
         return None
-    names = "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+    names = _any_path(paths)
     # a bracket after the bare path must hold a section path ("A > B") to be the label's
     return re.compile(
         rf"(?P<path>{names})(?::\d+(?:-\d+)?(?:[ \t]*[(（][^)）\n]*[)）])?"
@@ -194,8 +199,7 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
         )
         text = loose.sub(bare, text)
         # a label the length limit cut off in its bracket, at the very end of the answer
-        names = "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
-        cut = re.search(rf"(?:{names})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
+        cut = re.search(rf"(?:{_any_path(paths)})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
         if cut is not None:
             count += 1
             text = text[: cut.start()].rstrip()

@@ -374,11 +374,9 @@ class LocalLLM:
         """The vocabulary's tokens that begin with an opening bracket (found once per model:
         ~0.3 s over Qwen's 152k tokens)."""
         if self._brackets is None:
+            opening = (b"[", "［".encode())
             self._brackets = [
-                i
-                for i in range(llm.n_vocab())
-                if llm.detokenize([i]).lstrip()[:1] == b"["
-                or llm.detokenize([i]).lstrip().startswith("［".encode())
+                i for i in range(llm.n_vocab()) if llm.detokenize([i]).lstrip().startswith(opening)
             ]
         return self._brackets
 

@@ -94,13 +94,13 @@ class Retriever(Protocol):
 
 
 def _only_a_label(
-    parts: list[str], style: str, stats: runtime.GenerationStats, excerpts: list[Excerpt]
+    parts: list[str], style: str, stats: runtime.GenerationStats, paths: set[str]
 ) -> bool:
     """Whether a text reply that ran to its end holds nothing but echoed excerpt labels."""
     raw = "".join(parts)
     if style != "text" or stats.stop_reason != "stop" or not raw.lstrip().startswith("["):
         return False
-    text, _ = hygiene.strip_labels(raw, paths={e.hit.path for e in excerpts})
+    text, _ = hygiene.strip_labels(raw, paths)
     return not cit.MARKER.sub("", text).strip()
 
 
@@ -382,7 +382,8 @@ class AnswerService:
         shown: list[str] = []
         streamer = cit.AnswerFieldStreamer() if style == "json" else None
         # echoed excerpt labels never reach the user
-        labels = hygiene.LabelFilter(paths={e.hit.path for e in excerpts})
+        paths = {e.hit.path for e in excerpts}
+        labels = hygiene.LabelFilter(paths)
 
         def show(visible: str) -> None:
             if not visible:
@@ -413,13 +414,13 @@ class AnswerService:
                     loop = True
                     break
             show(labels.finish())
-            if attempt or not _only_a_label(raw_parts, style, stats, excerpts):
+            if attempt or not _only_a_label(raw_parts, style, stats, paths):
                 break
             # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
             # location were the answer): once more, not beginning with "[" (the prompt is read
             # already, so this costs only the writing)
             raw_parts.clear()
-            labels = hygiene.LabelFilter(paths={e.hit.path for e in excerpts})
+            labels = hygiene.LabelFilter(paths)
         raw = "".join(raw_parts)
         if loop:
             cut_at = repetition_start(raw)
@@ -438,9 +439,7 @@ class AnswerService:
         if streamer is not None and not parsed.answer and "".join(shown):
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        answer_text, labels = hygiene.strip_labels(
-            parsed.answer, paths={e.hit.path for e in excerpts}
-        )
+        answer_text, labels = hygiene.strip_labels(parsed.answer, paths)
         answer_text, dropped = cit.drop_invalid_markers(answer_text, range(1, len(excerpts) + 1))
         for n in parsed.numbers:
             if not 1 <= n <= len(excerpts) and n not in dropped:
