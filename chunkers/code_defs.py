@@ -142,7 +142,9 @@ class DefinitionFinder:
             return ("class", node, "")
         if t in spec.containers:
             return ("container", node, "")
-        if t in spec.transparent:
+        if t in spec.transparent or t == "ERROR":
+            # a region the grammar could not parse (macros a C++ header wraps its code in, an
+            # unknown annotation) still holds whole definitions: they are found inside it
             return ("transparent", node, "")
         if self.language in ("c", "cpp") and t in C_WRAPPERS:
             typ = node.child_by_field_name("type")

@@ -686,6 +686,25 @@ def test_cpp_header_with_h_extension_is_parsed_as_cpp():
     assert "fields: left_, right_" in only(chunks, "box.geo.Box.width").embed_text
 
 
+def test_definitions_inside_a_region_the_grammar_could_not_parse_are_still_found():
+    # macros the C++ grammar does not know make it read the header's whole body as one error
+    # node; the functions in it are still whole nodes there
+    text = (
+        "#ifndef FMT_COLOR_H_\n#define FMT_COLOR_H_\n\nFMT_BEGIN_NAMESPACE\nFMT_BEGIN_EXPORT\n\n"
+        "enum class color : uint32_t { red = 1 };\n\n"
+        "class FMT_API text_style {\n public:\n"
+        "  FMT_CONSTEXPR text_style(emphasis em = emphasis()) noexcept : set_foreground_color() {}\n"
+        "};\n\n"
+        "FMT_CONSTEXPR inline auto fg(detail::color_type foreground) noexcept -> text_style {\n"
+        "  return text_style(true, foreground);\n}\n\n"
+        "FMT_END_EXPORT\nFMT_END_NAMESPACE\n#endif\n"
+    )
+    chunks = chunk_file("include/fmt/color.h", text)
+    fg = [c for c in chunks if c.symbol == "fg"]
+    assert len(fg) == 1 and fg[0].text_type == "function"
+    assert "return text_style(true, foreground);" in fg[0].text
+
+
 def test_file_without_definitions_becomes_module_pieces():
     text = "\n".join(f"SETTING_{i} = {i} * 1024  # size of buffer number {i}" for i in range(60))
     chunks = chunk_file("pkg/settings.py", text)
