@@ -368,7 +368,8 @@ class DefinitionFinder:
         lead = max(0, min(lead, end))
         key = "code:" + ".".join(qual)
         if kind == "class":
-            text_type = "class"
+            # a Rust ``impl`` or a Swift ``extension`` adds to a type defined elsewhere
+            text_type = "extension" if _extends(node) else "class"
             if node.type == "impl_item":
                 trait = node_text(node.child_by_field_name("trait"))
                 key += f"@impl:{trait}" if trait else "@impl"
@@ -528,3 +529,11 @@ def module_bindings(node: Node, language: str) -> list[str]:
         left = node.child_by_field_name("left")
         return [node_text(left)] if left is not None and left.type == "constant" else []
     return []
+
+
+def _extends(node: Node) -> bool:
+    """Whether a class-like node adds to a type instead of defining it."""
+    if node.type == "impl_item":
+        return True
+    kind = node.child_by_field_name("declaration_kind")
+    return kind is not None and kind.type == "extension"

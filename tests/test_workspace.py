@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -11,6 +12,7 @@ import pytest
 from groundls.chunkers.textrules import is_cjk
 
 from groundls.config import Config
+from groundls.index import indexer
 from groundls.index.terms import match_expression, query_terms
 from groundls.results import InvalidChunkId, SearchFilters
 from groundls.workspace import Workspace
@@ -217,6 +219,31 @@ def test_a_name_defined_as_asked_outranks_the_same_name_in_another_case(tmp_path
         assert (top.path, top.title) == ("lib/request.rb", "Rack.Request"), query
 
 
+def test_a_type_is_found_where_it_is_defined_not_where_it_is_extended(tmp_path, fake_embedders):
+    ws = tmp_path / "ws"
+    (ws / "Sources").mkdir(parents=True)
+    (ws / "Sources" / "App.swift").write_text(
+        "public final class Application {\n    public var environment: String\n"
+        "    public init(environment: String) {\n        self.environment = environment\n"
+        "    }\n}\n"
+    )
+    # defined in a file of another name; files that only add to the type say its name more
+    for topic in ("Sessions", "Routes", "Servers"):
+        (ws / "Sources" / f"Application+{topic}.swift").write_text(
+            f"extension Application {{\n    /// the {topic.lower()} of this Application\n"
+            f"    public var {topic.lower()}: Application.{topic} {{\n"
+            f"        .init(application: self) // Application\n    }}\n}}\n"
+        )
+    workspace = open_workspace(ws, tmp_path, fake_embedders)
+    workspace.index()
+    result = workspace.search("Application")
+    assert result[0].path == "Sources/App.swift" and result.confidence == "high"
+    # with no definition in the workspace, its extensions are what the name finds
+    (ws / "Sources" / "App.swift").unlink()
+    workspace.index()
+    assert workspace.search("Application")[0].path.startswith("Sources/Application+")
+
+
 def test_a_module_level_variable_is_found_by_its_name(tmp_path, fake_embedders):
     ws = tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
@@ -249,6 +276,29 @@ def test_a_new_chunker_makes_every_files_chunks_again_and_keeps_their_vectors(
     again = workspace.index()
     assert again.files_unchanged == 0 and again.files_indexed == first.files_indexed
     assert again.embedded == 0  # the same chunks: their vectors are kept
+
+
+def test_a_new_chunker_that_only_describes_a_chunk_anew_updates_its_row(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+
+    chunk_file = indexer.chunk_file
+
+    def renamed(path, text, options=None):  # the same texts, other kinds and names
+        return [
+            dataclasses.replace(c, text_type="extension", names=(*c.names, "zzqnewname"))
+            for c in chunk_file(path, text, options)
+        ]
+
+    monkeypatch.setattr(indexer, "chunk_file", renamed)
+    monkeypatch.setattr(indexer, "CHUNKER_VERSION", -1)
+    again = workspace.index()
+    assert again.embedded == 0  # the vectors are kept
+    rows = workspace.store.conn.execute("SELECT DISTINCT text_type FROM chunks").fetchall()
+    assert rows == [("extension",)]
+    assert workspace.search("zzqnewname"), "the new names are in the symbol table and terms"
 
 
 def test_match_expression_quotes_every_term():

@@ -186,8 +186,8 @@ LANGUAGE_CASES = {
         "src/inventory.rs",
         [
             ("inventory.Item", "class", "/// A product", "pub cents: u64,"),
-            ("inventory.Item (impl)", "class", "impl Item {", None),
-            ("inventory.Item (impl fmt::Display)", "class", "impl fmt::Display", None),
+            ("inventory.Item (impl)", "extension", "impl Item {", None),
+            ("inventory.Item (impl fmt::Display)", "extension", "impl fmt::Display", None),
             ("inventory.Item.new", "method", "/// Creates a new item", None),
             ("inventory.Item.euros", "method", "pub fn euros", None),
             ("inventory.Item.fmt", "method", "fn fmt(", None),
@@ -684,6 +684,13 @@ def test_cpp_header_with_h_extension_is_parsed_as_cpp():
     assert chunks[0].language == "c"  # the language stays what classify() said
     assert ("box.geo.Box.width", "method") in titles(chunks)
     assert "fields: left_, right_" in only(chunks, "box.geo.Box.width").embed_text
+
+
+def test_an_extension_of_a_type_is_told_apart_from_its_definition():
+    swift = read("Cart.swift")
+    kinds = {(c.text_type, c.start_line) for c in chunk_file("Sources/Shop/Cart.swift", swift)}
+    assert ("class", line_of(swift, "/// A cart of line items")) in kinds
+    assert ("extension", line_of(swift, "extension Cart: Priced")) in kinds
 
 
 def test_definitions_inside_a_region_the_grammar_could_not_parse_are_still_found():

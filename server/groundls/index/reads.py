@@ -157,24 +157,29 @@ class StoreReads:
     ) -> list[tuple[int, str]]:
         """(chunk, the name it defines) for the chunks that define one of ``names``: the symbol
         table of the index, definitions and module-level bindings. Names spelled exactly as
-        asked come first, then the same names in another case; definitions before bindings."""
+        asked come first, then the same names in another case; definitions before bindings.
+        An extension of a type (a Rust ``impl``, a Swift ``extension``) counts only when nothing
+        in the workspace defines that name itself."""
         if not names:
             return []
         where, params = _filters(scope, "c.")
         marks = ",".join("?" * len(names))
         sql = (
-            f"SELECT id, name FROM ("
-            f" SELECT c.id, c.symbol AS name, 0 AS binding, length(c.text) AS size FROM chunks c"
+            f"SELECT id, name, extension FROM ("
+            f" SELECT c.id, c.symbol AS name, 0 AS binding, length(c.text) AS size,"
+            f" c.text_type = 'extension' AS extension FROM chunks c"
             f" WHERE c.symbol COLLATE NOCASE IN ({marks}){where}"
             f" UNION ALL"
-            f" SELECT c.id, n.name, 1, length(c.text) FROM chunk_names n"
+            f" SELECT c.id, n.name, 1, length(c.text), 0 FROM chunk_names n"
             f" JOIN chunks c ON c.id = n.chunk WHERE n.name COLLATE NOCASE IN ({marks}){where})"
-            f" ORDER BY name IN ({marks}) DESC, binding, size DESC LIMIT ?"
+            f" ORDER BY name IN ({marks}) DESC, binding, extension, size DESC LIMIT ?"
         )
         rows = self.conn.execute(sql, [*names, *params, *names, *params, *names, k]).fetchall()
+        defined = {name.lower() for _, name, extension in rows if not extension}
         seen: dict[int, str] = {}
-        for rowid, name in rows:
-            seen.setdefault(rowid, name)
+        for rowid, name, extension in rows:
+            if not (extension and name.lower() in defined):
+                seen.setdefault(rowid, name)
         return list(seen.items())
 
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:

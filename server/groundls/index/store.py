@@ -43,6 +43,22 @@ class FileRecord:
     kind: str
 
 
+# what a chunk's row says about it besides its text; a newer chunker may say it differently
+_FACTS = "kind, text_type, title, breadcrumb, symbol, signature"
+_NAMES = (
+    "(SELECT group_concat(name, char(31) ORDER BY name) FROM chunk_names WHERE chunk = chunks.id)"
+)
+
+
+def _facts(chunk: Chunk) -> tuple[str, ...]:
+    breadcrumb = json.dumps(list(chunk.breadcrumb), ensure_ascii=False)
+    return (chunk.kind, chunk.text_type, chunk.title, breadcrumb, chunk.symbol, chunk.signature)
+
+
+def _names(chunk: Chunk) -> str | None:
+    return "\x1f".join(sorted(chunk.names)) or None
+
+
 class Store(StoreReads):
     """Thread-safe access to one index file (a connection per thread, WAL mode): the writes here,
     the reads in :class:`~groundls.index.reads.StoreReads`."""
@@ -192,14 +208,15 @@ class Store(StoreReads):
         with transaction(conn):
             file_id = self._upsert_file(record)
             old = {
-                cid: (rowid, chash, space)
-                for rowid, cid, chash, space in conn.execute(
-                    "SELECT id, chunk_id, content_hash, space FROM chunks WHERE file_id = ?",
+                cid: (rowid, chash, space, facts)
+                for rowid, cid, chash, space, *facts in conn.execute(
+                    f"SELECT id, chunk_id, content_hash, space, {_FACTS}, {_NAMES} FROM chunks"
+                    " WHERE file_id = ?",
                     (file_id,),
                 )
             }
             new_ids = {c.id for c in chunks}
-            for cid, (rowid, _, space) in old.items():
+            for cid, (rowid, _, space, _) in old.items():
                 if cid not in new_ids:
                     removed_parts += self._delete_chunk(rowid, space)
                     removed.append(rowid)
@@ -214,6 +231,9 @@ class Store(StoreReads):
                         "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ? WHERE id = ?",
                         (ordinal, chunk.start_line, chunk.end_line, chunk.text, previous[0]),
                     )
+                    if tuple(previous[3]) != (*_facts(chunk), _names(chunk)):
+                        # the same text, described anew (a newer chunker): the vectors stay
+                        self._describe_chunk(previous[0], chunk, replace=True)
                     continue
                 if previous:
                     removed_parts += self._delete_chunk(previous[0], previous[2])
@@ -294,17 +314,29 @@ class Store(StoreReads):
             ),
         )
         rowid = int(cur.lastrowid)
+        self._describe_chunk(rowid, chunk, replace=False)
+        return rowid
+
+    def _describe_chunk(self, rowid: int, chunk: Chunk, *, replace: bool) -> None:
+        """Write what a chunk is (its kind, names and keyword terms) beside its text."""
+        conn = self.conn
+        if replace:
+            conn.execute(
+                f"UPDATE chunks SET ({_FACTS}) = (?, ?, ?, ?, ?, ?) WHERE id = ?",
+                (*_facts(chunk), rowid),
+            )
+            conn.execute("DELETE FROM chunk_names WHERE chunk = ?", (rowid,))
+            conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
         if chunk.names:
-            self.conn.executemany(
+            conn.executemany(
                 "INSERT INTO chunk_names(chunk, name) VALUES (?, ?)",
                 [(rowid, name) for name in chunk.names],
             )
         head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb, *chunk.names])
-        self.conn.execute(
+        conn.execute(
             "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
             (rowid, index_terms(head), index_terms(chunk.embed_text)),
         )
-        return rowid
 
     def _delete_chunk(self, rowid: int, space_list: str) -> list[int]:
         """Delete a chunk's rows; return the ids of its sentence vectors that were deleted."""

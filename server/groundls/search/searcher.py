@@ -159,8 +159,12 @@ class Searcher:
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)[: max(candidates, k * 8)]
         hits = self.store.hits_by_rowid(ordered)
         # a chunk that defines a queried name is known by that name (a binding's chunk may
-        # carry another symbol)
-        symbols = {**self.store.symbols_by_rowid(ordered), **defined}
+        # carry another symbol); an extension of a type is known by it only when nothing
+        # defines the type itself (then the symbol table gave it)
+        symbols = {
+            rowid: "" if rowid in hits and hits[rowid].text_type == "extension" else symbol
+            for rowid, symbol in self.store.symbols_by_rowid(ordered).items()
+        } | defined
         for rowid in ordered:
             if rowid in hits:
                 scores[rowid] *= signals.multiplier(
