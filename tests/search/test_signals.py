@@ -50,33 +50,39 @@ def test_a_document_section_is_placed_by_its_headings_not_its_file_name():
     assert signals.place_matches(q, doc("docs/completion.md", ("Guide", "Install"))) == 0
 
 
-def test_tests_examples_and_vendored_code_are_noise_unless_asked_for():
+def is_noise(path: str) -> bool:
+    return signals.noise(path) < 1.0
+
+
+def test_tests_and_examples_restate_and_vendored_code_is_aside_unless_asked_for():
     hit = code("tests/test_app.py")
-    assert signals.is_noise("tests/test_app.py") and signals.is_noise("vendor/x/y.go")
-    assert not signals.is_noise("src/app.py")
+    assert signals.noise("tests/test_app.py") == signals.RESTATES
+    assert signals.noise("vendor/x/y.go") == signals.ASIDE == signals.noise("src/_compat.py")
+    assert signals.noise("types/index.d.ts") == signals.ASIDE
+    assert signals.RESTATES < signals.ASIDE < 1.0 == signals.noise("src/app.py")
     # test files by each language's naming convention, not by a word in any file's name
-    assert signals.is_noise("pkg/mux_test.go") and signals.is_noise("web/cart.spec.ts")
-    assert signals.is_noise("src/CartSpec.scala") and signals.is_noise("test/cart_test.exs")
-    assert not signals.is_noise("lib/bats-core/test_functions.bash")
+    assert is_noise("pkg/mux_test.go") and is_noise("web/cart.spec.ts")
+    assert is_noise("src/CartSpec.scala") and is_noise("test/cart_test.exs")
+    assert not is_noise("lib/bats-core/test_functions.bash")
     # folders hidden by a leading underscore (Go's ``_examples``, jest's ``__fixtures__``)
-    assert signals.is_noise("_examples/rest/main.go") and signals.is_noise("src/__fixtures__/a.js")
-    assert signals.is_noise("src/__mocks__/fs.js") and signals.is_noise("src/__tests__/a.js")
-    assert not signals.is_noise("src/_internal/app.py")
+    assert is_noise("_examples/rest/main.go") and is_noise("src/__fixtures__/a.js")
+    assert is_noise("src/__mocks__/fs.js") and is_noise("src/__tests__/a.js")
+    assert not is_noise("src/_internal/app.py")
     # test doubles shipped beside the code they stand in for
-    assert signals.is_noise("lib/rack/mock_request.rb") and signals.is_noise("pkg/clock_fake.go")
-    assert not signals.is_noise("src/mockingbird.py")
-    assert signals.multiplier(analyse("request dispatch"), hit, "") == signals.NOISE
+    assert is_noise("lib/rack/mock_request.rb") and is_noise("pkg/clock_fake.go")
+    assert not is_noise("src/mockingbird.py")
+    assert signals.multiplier(analyse("request dispatch"), hit, "") == signals.RESTATES
     # asked for: no penalty (and the folder named "tests" matches the question)
     assert signals.multiplier(analyse("request dispatch tests"), hit, "") == 1 + signals.PLACE_WORD
 
 
 def test_change_logs_are_noise_unless_the_question_asks_about_changes():
-    assert signals.is_noise("CHANGES.rst") and signals.is_noise("docs/changelog.md")
-    assert signals.is_noise("HISTORY") and signals.is_noise("release-notes.md")
+    assert is_noise("CHANGES.rst") and is_noise("docs/changelog.md")
+    assert is_noise("HISTORY") and is_noise("release-notes.md")
     # source files of the same name are code, not logs
-    assert not signals.is_noise("src/news.py") and not signals.is_noise("lib/changes.ts")
+    assert not is_noise("src/news.py") and not is_noise("lib/changes.ts")
     log = doc("CHANGES.rst", ("8.1.0",))
-    assert signals.multiplier(analyse("how are options parsed"), log, "") == signals.NOISE
+    assert signals.multiplier(analyse("how are options parsed"), log, "") == signals.ASIDE
     assert signals.multiplier(analyse("which version changed option parsing"), log, "") == 1.0
 
 

@@ -27,9 +27,11 @@ PLACE_WORDS_MAX = 2
 #: The query names every word of a source file's stem: ``syslog handler`` names
 #: ``SyslogHandler.php`` whole but ``SyslogUdpHandler.php`` only in part.
 NAMED_WHOLE = 0.25
-#: Tests, examples, benchmarks, vendored code, compat shims, type stubs, re-export files,
-#: test doubles (mock_*, *_fake), change logs.
-NOISE = 0.7
+#: Tests, examples and benchmarks restate what the real code does (with its names, often more
+#: of them); vendored code, compat shims, type stubs, re-export files and change logs are real
+#: but seldom the place a question is about.
+RESTATES = 0.5
+ASIDE = 0.7
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
 COHERENCE_CAP = 1.3
@@ -37,7 +39,7 @@ COHERENCE_CAP = 1.3
 #: decay; measured against 0.75 and 0.6 on 25 code repositories, 13 of them not in ../shared).
 DECAY = 0.5
 
-_NOISE_DIRS = frozenset(
+_RESTATING_DIRS = frozenset(
     [
         "test",
         "tests",
@@ -58,6 +60,10 @@ _NOISE_DIRS = frozenset(
         "benches",
         "benchmark",
         "benchmarks",
+    ]
+)
+_ASIDE_DIRS = frozenset(
+    [
         "vendor",
         "vendored",
         "third_party",
@@ -69,12 +75,15 @@ _NOISE_DIRS = frozenset(
         "deprecated",
     ]
 )
-_NOISE_FILE = re.compile(
+_RESTATING_FILE = re.compile(
     r"(^test_.*\.(py|c|cc|cpp|lua|dart)$|_test\.(py|go|rb|c|cc|cpp|lua|dart|exs)$"
     r"|\.(test|spec)\.[cm]?[jt]sx?$|_spec\.(rb|lua)$"
     r"|(Tests?|Spec|Suite)\.(java|kt|cs|php|swift|scala)$|^conftest\.py$"
-    r"|^mocks?[_.]|_mocks?\.|^fakes?[_.]|_fakes?\."
-    r"|\.d\.ts$|^__init__\.py$|^index\.d\.ts$|_compat\.|compat\."
+    r"|^mocks?[_.]|_mocks?\.|^fakes?[_.]|_fakes?\.)",
+    re.IGNORECASE,
+)
+_ASIDE_FILE = re.compile(
+    r"(\.d\.ts$|^__init__\.py$|_compat\.|compat\."
     r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
     re.IGNORECASE,
 )
@@ -161,13 +170,18 @@ def named_whole(query: Query, hit: Hit) -> bool:
     return bool(own) and all(any(same_stem(w, q) for q in query.words) for w in own)
 
 
-def is_noise(path: str) -> bool:
+def noise(path: str) -> float:
+    """The factor a file's kind of place gives its chunks: RESTATES for tests and examples,
+    ASIDE for vendored, compatibility, stub and re-export files, 1.0 for the rest."""
     pure = PurePosixPath(path)
     # ``_examples``, ``__fixtures__``: a leading underscore hides a folder from some tools
-    folders = [part.lower() for part in pure.parent.parts]
-    if any(f in _NOISE_DIRS or f.strip("_") in _NOISE_DIRS for f in folders):
-        return True
-    return bool(_NOISE_FILE.search(pure.name))
+    folders = {part.lower() for part in pure.parent.parts}
+    folders |= {f.strip("_") for f in folders}
+    if folders & _RESTATING_DIRS or _RESTATING_FILE.search(pure.name):
+        return RESTATES
+    if folders & _ASIDE_DIRS or _ASIDE_FILE.search(pure.name):
+        return ASIDE
+    return 1.0
 
 
 def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) -> float:
@@ -182,8 +196,8 @@ def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) 
     factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
     if named_whole(query, hit):
         factor *= 1.0 + NAMED_WHOLE
-    if is_noise(hit.path) and not (query.words & _ASKS_FOR_NOISE):
-        factor *= NOISE
+    if not (query.words & _ASKS_FOR_NOISE):
+        factor *= noise(hit.path)
     return factor
 
 
