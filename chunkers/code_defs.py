@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
@@ -368,8 +369,7 @@ class DefinitionFinder:
         lead = max(0, min(lead, end))
         key = "code:" + ".".join(qual)
         if kind == "class":
-            # a Rust ``impl`` or a Swift ``extension`` adds to a type defined elsewhere
-            text_type = "extension" if _extends(node) else "class"
+            text_type = "extension" if self._extends(node, qual[-1]) else "class"
             if node.type == "impl_item":
                 trait = node_text(node.child_by_field_name("trait"))
                 key += f"@impl:{trait}" if trait else "@impl"
@@ -396,6 +396,19 @@ class DefinitionFinder:
             if node.type != "impl_item" or d.qual[-1] not in self.classes:
                 self.classes.setdefault(d.qual[-1], d.info)
         return d
+
+    def _extends(self, node: Node, name: str) -> bool:
+        """Whether a class-like node adds to a type instead of defining it: a Rust ``impl``, a
+        Swift ``extension``, a C# ``partial`` class outside the file named after it (the
+        convention puts a type in its own file; its other parts are spread over others)."""
+        if node.type == "impl_item":
+            return True
+        kind = node.child_by_field_name("declaration_kind")
+        if kind is not None and kind.type == "extension":
+            return True
+        if self.language == "csharp" and PurePosixPath(self.path).stem != name:
+            return any(c.type == "modifier" and node_text(c) == "partial" for c in node.children)
+        return False
 
     def _go_receiver(self, node: Node) -> str:
         receiver = node.child_by_field_name("receiver")
@@ -529,11 +542,3 @@ def module_bindings(node: Node, language: str) -> list[str]:
         left = node.child_by_field_name("left")
         return [node_text(left)] if left is not None and left.type == "constant" else []
     return []
-
-
-def _extends(node: Node) -> bool:
-    """Whether a class-like node adds to a type instead of defining it."""
-    if node.type == "impl_item":
-        return True
-    kind = node.child_by_field_name("declaration_kind")
-    return kind is not None and kind.type == "extension"

@@ -691,6 +691,15 @@ def test_an_extension_of_a_type_is_told_apart_from_its_definition():
     kinds = {(c.text_type, c.start_line) for c in chunk_file("Sources/Shop/Cart.swift", swift)}
     assert ("class", line_of(swift, "/// A cart of line items")) in kinds
     assert ("extension", line_of(swift, "extension Cart: Priced")) in kinds
+    # a C# partial class is defined in the file named after it, its other parts extend it
+    partial = (
+        "namespace Shop {\npublic static partial class Cart\n{\n    static int N() => 1;\n}\n}\n"
+    )
+    kind = {
+        path: {c.text_type for c in chunk_file(path, partial) if c.symbol == "Cart"}
+        for path in ("src/Cart.cs", "src/Cart.Totals.cs")
+    }
+    assert kind == {"src/Cart.cs": {"class"}, "src/Cart.Totals.cs": {"extension"}}
 
 
 def test_definitions_inside_a_region_the_grammar_could_not_parse_are_still_found():
