@@ -158,8 +158,8 @@ class StoreReads:
         """(chunk, the name it defines) for the chunks that define one of ``names``: the symbol
         table of the index, definitions and module-level bindings. Names spelled exactly as
         asked come first, then the same names in another case; definitions before bindings.
-        An extension of a type (a Rust ``impl``, a Swift ``extension``) counts only when nothing
-        in the workspace defines that name itself."""
+        An extension of a type (a Rust ``impl``, a Swift ``extension``, a C# ``partial`` class
+        outside its own file) counts only when nothing in the workspace defines the name itself."""
         if not names:
             return []
         where, params = _filters(scope, "c.")
