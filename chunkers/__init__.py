@@ -7,7 +7,7 @@ from .languages import classify
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
-CHUNKER_VERSION = 6
+CHUNKER_VERSION = 7
 
 __all__ = [
     "CHUNKER_VERSION",

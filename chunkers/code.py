@@ -361,10 +361,10 @@ _LICENSE = re.compile(
 
 def license_header_rows(lines: list[str], prefixes: tuple[str, ...]) -> int:
     """How many rows the licence comment at the top of a file takes (0 when it has none):
-    the first comment (a ``/* */`` block or a run of line comments, after a shebang or blank
-    lines) when it mentions a copyright or a licence."""
+    the first comment (a ``/* */`` block or a run of line comments, after a shebang, PHP's
+    opening tag or blank lines) when it mentions a copyright or a licence."""
     r = 0
-    while r < len(lines) and (not lines[r].strip() or lines[r].startswith("#!")):
+    while r < len(lines) and (not lines[r].strip() or lines[r].startswith(("#!", "<?php"))):
         r += 1
     start = r
     if r < len(lines) and lines[r].lstrip().startswith("/*"):

@@ -764,6 +764,15 @@ def test_the_licence_comment_a_file_opens_with_is_in_no_piece():
     described = LICENSE_C.replace("Copyright Example contributors. All rights reserved.", "Tables.")
     described = described.replace("Permission is hereby granted, free of charge,", "Handles")
     assert any("Tables." in c.text for c in chunk_file("src/table.c", described))
+    # PHP's opening tag comes first
+    php = (
+        "<?php declare(strict_types=1);\n\n/*\n * This file is part of the Shop package.\n *\n"
+        " * For the full copyright and license information, please view the LICENSE file.\n */\n\n"
+        "namespace Shop;\n\nfunction total(array $lines): int\n{\n    return array_sum($lines);\n}\n"
+    )
+    php_chunks = chunk_file("src/total.php", php)
+    assert not any("license information" in c.text for c in php_chunks)
+    assert any("array_sum" in c.text for c in php_chunks)
 
 
 def test_lone_surrogates_and_nul_bytes_do_not_crash():
