@@ -468,6 +468,20 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words
 
 
+def test_a_japanese_question_naming_only_absent_things_is_not_about_the_workspace(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    # its Japanese words match (ログレベル is in the docs), but OAuth2 is nowhere here
+    absent = workspace.search("OAuth2 のログレベルはどこで変更しますか")
+    assert absent and absent.confidence == "low" and absent.coverage == 0.0
+    assert absent.reason == "names nothing in this workspace"
+    # one of the names it writes in Latin letters is here: judged as before
+    present = workspace.search("OAuth2 と upload のログレベルはどこで変更しますか")
+    assert present and present.reason != "names nothing in this workspace"
+
+
 def _with_deep(fake_embedders):
     return {**fake_embedders, "minilm": FakeEmbedder("fake-minilm", 32)}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -39,6 +40,9 @@ KEYWORD_BOOST = {"latin": 1.0, "cjk": 1.5}
 UNIQUE_BOOST = {"use": 1.0}
 #: Spaces that read English only: an English rewrite of a Japanese question is searched there.
 LATIN_SPACES = ("static", "minilm")
+
+#: What a Japanese question names in Latin letters (``OAuth2``, ``GPU``, ``macOS``).
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+#-]*[A-Za-z0-9+#]")
 
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
 Rewrite = Callable[[str], "str | None"]
@@ -186,13 +190,23 @@ class Searcher:
         ]
         top = ranked[0] if ranked else None
         confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
+        coverage = self._coverage(q, english is not None, kept, filled)
+        if q.script == "cjk" and self._names_nothing_here(q.text):
+            # the things a Japanese question names in the user's own letters are nowhere here:
+            # whatever its (rewritten) words found, it is not about this workspace
+            confidence, reason, coverage = "low", "names nothing in this workspace", 0.0
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
-            self._coverage(q, english is not None, kept, filled),
+            coverage,
         )
+
+    def _names_nothing_here(self, text: str) -> bool:
+        """Whether ``text`` names things in Latin letters and the workspace mentions none."""
+        names = set(_LATIN_NAME.findall(text))
+        return bool(names) and not self.store.terms_present([_phrase(n) for n in sorted(names)])
 
     def _coverage(
         self, q: Query, rewritten: bool, hits: Sequence[Hit], filled: set[str]
