@@ -122,11 +122,16 @@ async function main(): Promise<number> {
       .locator(".tabs-container .tab.active", { hasText: basename })
       .first()
       .waitFor({ timeout: 30000 });
+    // the cursor on the cited line: the status bar's "Ln N, Col 1", or (that item is sometimes
+    // not drawn in time in code-server) the editor's highlighted line number
     const selection = page.locator('[id="status.editor.selection"]');
-    await selection
-      .filter({ hasText: new RegExp(`Ln ${startLine}, Col 1\\b`) })
-      .waitFor({ timeout: 30000 });
-    log(`editor shows ${basename} with the cursor at "${(await selection.innerText()).trim()}"`);
+    const inStatusBar = selection.filter({ hasText: new RegExp(`Ln ${startLine}, Col 1\\b`) });
+    const lineNumber = page
+      .locator(".monaco-editor .line-numbers.active-line-number")
+      .filter({ hasText: new RegExp(`^\\s*${startLine}\\s*$`) });
+    await inStatusBar.or(lineNumber).first().waitFor({ timeout: 30000 });
+    const shown = (await selection.textContent({ timeout: 1000 }).catch(() => null)) ?? "";
+    log(`editor shows ${basename} with the cursor at "${shown.trim() || `line ${startLine}`}"`);
     const breadcrumbs = await page
       .locator(".breadcrumbs-control")
       .first()
