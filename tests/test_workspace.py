@@ -15,6 +15,7 @@ from groundls.config import Config
 from groundls.index import indexer
 from groundls.index.terms import match_expression, query_terms
 from groundls.results import InvalidChunkId, SearchFilters
+from groundls.search import searcher
 from groundls.workspace import Workspace
 from tests.helpers.fakes import FakeEmbedder
 
@@ -242,6 +243,33 @@ def test_a_type_is_found_where_it_is_defined_not_where_it_is_extended(tmp_path, 
     (ws / "Sources" / "App.swift").unlink()
     workspace.index()
     assert workspace.search("Application")[0].path.startswith("Sources/Application+")
+
+
+def test_two_question_words_find_the_identifier_that_joins_them(
+    tmp_path, fake_embedders, monkeypatch
+):
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "src" / "Values.java").write_text(
+        "/** The base of every value: an object, an array, a primitive or null. */\n"
+        "public abstract class JsonNode {\n    public abstract JsonNode deepCopy();\n}\n"
+    )
+    # files that say the question's words apart, and more often
+    for name in ("Reader", "Writer", "Walker"):
+        (ws / "src" / f"{name}.java").write_text(
+            f"/** Goes through the json, node by node: a json hierarchy, a json tree. */\n"
+            f"public final class {name} {{\n    // each json node of the tree, node by node\n"
+            f"    void visit(Object node) {{ }}\n}}\n"
+        )
+    workspace = open_workspace(ws, tmp_path, fake_embedders)
+    workspace.index()
+    lists = []
+    fuse = searcher.rrf
+    monkeypatch.setattr(searcher, "rrf", lambda ranked: lists.extend(ranked) or fuse(ranked))
+    workspace.search("JSON node hierarchy and tree model")
+    keyword = next(r for r in lists if r.name == "keyword")
+    first = workspace.store.hits_by_rowid(keyword.ids[:1])[keyword.ids[0]]
+    assert first.path == "src/Values.java"
 
 
 def test_a_module_level_variable_is_found_by_its_name(tmp_path, fake_embedders):

@@ -17,3 +17,12 @@ def test_a_japanese_quote_is_a_phrase():
 def test_apostrophes_and_single_quoted_words_are_not_phrases():
     assert analyse("it's the user's turn to choose").phrases == ()
     assert analyse("how is 'on', 'f' or '1' turned into a boolean?").phrases == ()
+
+
+def test_adjacent_words_are_also_the_one_name_code_would_write():
+    assert analyse("JSON element hierarchy and tree model").compounds == (
+        "jsonelement",
+        "elementhierarchy",
+        "treemodel",
+    )
+    assert analyse("which IP address is trusted").compounds == ("ipaddress",)

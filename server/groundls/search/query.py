@@ -35,8 +35,9 @@ class Query:
     words: frozenset[str]
     #: FTS5 keyword terms
     terms: tuple[str, ...]
-    #: the lower-cased words in query order (adjacent pairs may name one file: ``real IP``)
-    sequence: tuple[str, ...] = ()
+    #: two adjacent words as one name, the way file names and identifiers join them
+    #: (``real IP`` -> ``realip``, ``JSON element`` -> ``jsonelement``)
+    compounds: tuple[str, ...] = ()
     #: quoted text of several words, searched as an exact phrase (``'did you mean'``)
     phrases: tuple[str, ...] = ()
 
@@ -76,9 +77,20 @@ def analyse(text: str) -> Query:
         names=frozenset(names),
         words=frozenset(words),
         terms=tuple(query_terms(text)),
-        sequence=tuple(w.lower() for w in _WORD.findall(text)),
+        compounds=compounds(text),
         phrases=quoted_phrases(text),
     )
+
+
+def compounds(text: str) -> tuple[str, ...]:
+    """Each two adjacent words of ``text`` joined, when neither is a stopword."""
+    sequence = [w.lower() for w in _WORD.findall(text)]
+    joined = [
+        a + b
+        for a, b in zip(sequence, sequence[1:], strict=False)
+        if a not in STOPWORDS and b not in STOPWORDS
+    ]
+    return tuple(dict.fromkeys(joined))
 
 
 def quoted_phrases(text: str) -> tuple[str, ...]:

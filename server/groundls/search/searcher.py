@@ -121,7 +121,9 @@ class Searcher:
         )
         keyword_ids: list[int] = []
         if q.terms:
-            expression = match_expression(list(q.terms))
+            # and the question's word pairs as the one name code would write (``JSON element``
+            # finds ``JsonElement``, whose parts alone are in half the files)
+            expression = match_expression([*q.terms, *q.compounds])
             keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             lists.append(RankedList("keyword", keyword_weight, keyword_ids))
         if q.phrases:
@@ -141,7 +143,7 @@ class Searcher:
                 if found:
                     tops[space] = found[0]
             if english.terms:
-                expression = match_expression(list(english.terms))
+                expression = match_expression([*english.terms, *english.compounds])
                 found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
                 lists.append(RankedList("keyword:english", cfg.keyword_weight, found))
                 keyword_ids = found + [r for r in keyword_ids if r not in found]

@@ -156,8 +156,7 @@ def place_matches(query: Query, hit: Hit) -> int:
     written as one name (``real IP`` -> ``realip.go``)."""
     names = place_words(hit)
     matched = {w for w in query.words if any(same_stem(w, n) for n in names)}
-    joined = {a + b for a, b in zip(query.sequence, query.sequence[1:], strict=False)}
-    return len(matched) + len(joined & names)
+    return len(matched) + len(set(query.compounds) & names)
 
 
 def named_whole(query: Query, hit: Hit) -> bool:
