@@ -26,3 +26,5 @@ def test_adjacent_words_are_also_the_one_name_code_would_write():
         "treemodel",
     )
     assert analyse("which IP address is trusted").compounds == ("ipaddress",)
+    # an identifier is a name already, and one letter is not a word
+    assert analyse("ZodObject shape and z.pipe output").compounds == ("pipeoutput",)

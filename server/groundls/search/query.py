@@ -11,6 +11,8 @@ from groundls.index.terms import query_terms
 _SYMBOL_QUERY = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: A word as prose writes it: letters, lower case, capitalised or an acronym (not ``ZodObject``).
+_PLAIN = re.compile(r"[A-Za-z][a-z]+|[A-Z]+")
 #: Text the user quoted: an error message, a UI string, a phrase as the code writes it.
 _QUOTED = re.compile(
     r"(?<!\w)'([^']+)'(?!\w)|(?<!\w)\"([^\"]+)\"(?!\w)|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』"
@@ -83,12 +85,13 @@ def analyse(text: str) -> Query:
 
 
 def compounds(text: str) -> tuple[str, ...]:
-    """Each two adjacent words of ``text`` joined, when neither is a stopword."""
-    sequence = [w.lower() for w in _WORD.findall(text)]
+    """Each two adjacent words of ``text`` joined, when both are plain words (letters only, not
+    an identifier already) and neither is a stopword."""
+    sequence = [w if _PLAIN.fullmatch(w) else "" for w in _WORD.findall(text)]
     joined = [
-        a + b
+        (a + b).lower()
         for a, b in zip(sequence, sequence[1:], strict=False)
-        if a not in STOPWORDS and b not in STOPWORDS
+        if a and b and a.lower() not in STOPWORDS and b.lower() not in STOPWORDS
     ]
     return tuple(dict.fromkeys(joined))
 
