@@ -8,6 +8,7 @@ name, signature, declaration line, leading comments and (for classes) fields and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -147,52 +148,76 @@ class DefinitionFinder:
             # a region the grammar could not parse (macros a C++ header wraps its code in, an
             # unknown annotation) still holds whole definitions: they are found inside it
             return ("transparent", node, "")
-        if self.language in ("c", "cpp") and t in C_WRAPPERS:
-            typ = node.child_by_field_name("type")
-            if (
-                typ is not None
-                and typ.type in spec.classes
-                and typ.child_by_field_name("body") is not None
-            ):
-                name = node_text(typ.child_by_field_name("name"))
-                if not name:
-                    decl = node.child_by_field_name("declarator")
-                    name = c_declarator_name(decl) if decl is not None else ""
-                return ("class", typ, name)
+        special = _LANGUAGE_DEFINITIONS.get(self.language)
+        return special(self, node, in_class) if special is not None else None
+
+    # the definitions only some languages write (see _LANGUAGE_DEFINITIONS)
+
+    def _c_wrapped(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
+        """``typedef struct {...} name;`` and ``struct s {...} x;``: the struct is the class."""
+        if node.type not in C_WRAPPERS:
             return None
-        if self.language == "zig" and t == "variable_declaration":
-            value = next((c for c in node.named_children if c.type in ZIG_TYPES), None)
-            if value is not None:
-                return ("class", value, node_text(node.named_children[0]))
-        if self.language == "elixir" and t == "call":
-            return self._elixir_definition(node)
-        if self.language == "lua" and t == "assignment_statement":
-            names = next((c for c in node.named_children if c.type == "variable_list"), None)
-            values = next((c for c in node.named_children if c.type == "expression_list"), None)
-            if names is not None and values is not None and values.named_child_count == 1:
-                value = values.named_children[0]
-                if value.type == "function_definition":
-                    return ("function", value, node_text(names))
-        if self.language in ("javascript", "typescript", "tsx"):
-            if t in ("lexical_declaration", "variable_declaration"):
-                decls = [c for c in node.named_children if c.type == "variable_declarator"]
-                if len(decls) == 1:
-                    value = decls[0].child_by_field_name("value")
-                    if value is not None and value.type in FUNCTION_VALUES:
-                        return ("function", value, node_text(decls[0].child_by_field_name("name")))
-                    if value is not None and value.type == "class":
-                        return ("class", value, node_text(decls[0].child_by_field_name("name")))
-            if t == "assignment_expression":
-                value = node.child_by_field_name("right")
-                while value is not None and value.type == "assignment_expression":
-                    value = value.child_by_field_name("right")  # req.get = req.header = ...
+        typ = node.child_by_field_name("type")
+        if (
+            typ is None
+            or typ.type not in self.spec.classes
+            or typ.child_by_field_name("body") is None
+        ):
+            return None
+        name = node_text(typ.child_by_field_name("name"))
+        if not name:
+            decl = node.child_by_field_name("declarator")
+            name = c_declarator_name(decl) if decl is not None else ""
+        return ("class", typ, name)
+
+    def _zig_container(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
+        """``const Name = struct {...};``: the struct (enum, union) is the class."""
+        if node.type != "variable_declaration":
+            return None
+        value = next((c for c in node.named_children if c.type in ZIG_TYPES), None)
+        if value is None:
+            return None
+        return ("class", value, node_text(node.named_children[0]))
+
+    def _elixir_call(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
+        return self._elixir_definition(node) if node.type == "call" else None
+
+    def _lua_assigned(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
+        """``M.name = function(...) ... end``: a function named by what it is assigned to."""
+        if node.type != "assignment_statement":
+            return None
+        names = next((c for c in node.named_children if c.type == "variable_list"), None)
+        values = next((c for c in node.named_children if c.type == "expression_list"), None)
+        if names is None or values is None or values.named_child_count != 1:
+            return None
+        value = values.named_children[0]
+        if value.type != "function_definition":
+            return None
+        return ("function", value, node_text(names))
+
+    def _js_bound(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
+        """A function or class bound to a name: ``const f = () => …``, ``app.handle = function
+        …`` (also chained, ``req.get = req.header = function …``), a class field holding one."""
+        t = node.type
+        if t in ("lexical_declaration", "variable_declaration"):
+            decls = [c for c in node.named_children if c.type == "variable_declarator"]
+            if len(decls) == 1:
+                value = decls[0].child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
-                    return ("function", value, assigned_name(node, value))
-            if in_class and t in ("public_field_definition", "field_definition"):
-                value = node.child_by_field_name("value")
-                if value is not None and value.type in FUNCTION_VALUES:
-                    name = node.child_by_field_name("name") or node.child_by_field_name("property")
-                    return ("function", value, node_text(name))
+                    return ("function", value, node_text(decls[0].child_by_field_name("name")))
+                if value is not None and value.type == "class":
+                    return ("class", value, node_text(decls[0].child_by_field_name("name")))
+        if t == "assignment_expression":
+            value = node.child_by_field_name("right")
+            while value is not None and value.type == "assignment_expression":
+                value = value.child_by_field_name("right")
+            if value is not None and value.type in FUNCTION_VALUES:
+                return ("function", value, assigned_name(node, value))
+        if in_class and t in ("public_field_definition", "field_definition"):
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in FUNCTION_VALUES:
+                name = node.child_by_field_name("name") or node.child_by_field_name("property")
+                return ("function", value, node_text(name))
         return None
 
     def _annotates(self, node: Node) -> bool:
@@ -542,3 +567,18 @@ def module_bindings(node: Node, language: str) -> list[str]:
         left = node.child_by_field_name("left")
         return [node_text(left)] if left is not None and left.type == "constant" else []
     return []
+
+
+#: Definitions that only some languages write, beyond the node types of their Spec.
+_LANGUAGE_DEFINITIONS: dict[
+    str, Callable[[DefinitionFinder, Node, bool], tuple[str, Node, str] | None]
+] = {
+    "c": DefinitionFinder._c_wrapped,
+    "cpp": DefinitionFinder._c_wrapped,
+    "zig": DefinitionFinder._zig_container,
+    "elixir": DefinitionFinder._elixir_call,
+    "lua": DefinitionFinder._lua_assigned,
+    "javascript": DefinitionFinder._js_bound,
+    "typescript": DefinitionFinder._js_bound,
+    "tsx": DefinitionFinder._js_bound,
+}
