@@ -180,7 +180,25 @@ class DefinitionFinder:
         return ("class", value, node_text(node.named_children[0]))
 
     def _elixir_call(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        return self._elixir_definition(node) if node.type == "call" else None
+        """``defmodule Name do ... end`` is a class, ``def name(args) do ... end`` a function."""
+        if node.type != "call":
+            return None
+        target = node_text(node.child_by_field_name("target"))
+        args = next((c for c in node.named_children if c.type == "arguments"), None)
+        if args is None or not args.named_children:
+            return None
+        first = args.named_children[0]
+        if target in ELIXIR_MODULES:
+            return ("class", node, node_text(first))
+        if target in ELIXIR_FUNCTIONS:
+            while first.type in ("binary_operator", "call") and first.named_children:
+                # ``name(args) when guard`` and ``name(args)``: the name is the call's target
+                inner = first.child_by_field_name("left") or first.child_by_field_name("target")
+                if inner is None:
+                    break
+                first = inner
+            return ("function", node, node_text(first))
+        return None
 
     def _lua_assigned(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
         """``M.name = function(...) ... end``: a function named by what it is assigned to."""
@@ -226,25 +244,6 @@ class DefinitionFinder:
         if "comment" in node.type or node.type in DECORATION or node.type == "haddock":
             return True
         return self.language == "elixir" and node_text(node).startswith(ELIXIR_DOC_ATTRIBUTES)
-
-    def _elixir_definition(self, node: Node) -> tuple[str, Node, str] | None:
-        """``defmodule Name do ... end`` is a class, ``def name(args) do ... end`` a function."""
-        target = node_text(node.child_by_field_name("target"))
-        args = next((c for c in node.named_children if c.type == "arguments"), None)
-        if args is None or not args.named_children:
-            return None
-        first = args.named_children[0]
-        if target in ELIXIR_MODULES:
-            return ("class", node, node_text(first))
-        if target in ELIXIR_FUNCTIONS:
-            while first.type in ("binary_operator", "call") and first.named_children:
-                # ``name(args) when guard`` and ``name(args)``: the name is the call's target
-                inner = first.child_by_field_name("left") or first.child_by_field_name("target")
-                if inner is None:
-                    break
-                first = inner
-            return ("function", node, node_text(first))
-        return None
 
     def _name(self, node: Node) -> str:
         t = node.type
