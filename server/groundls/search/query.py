@@ -13,6 +13,8 @@ _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 #: A word as prose writes it: letters, lower case, capitalised or an acronym (not ``ZodObject``).
 _PLAIN = re.compile(r"[A-Za-z][a-z]+|[A-Z]+")
+#: A name written in Latin letters (``OAuth2``, ``GPU``, ``macOS``, ``C++``).
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+#-]*[A-Za-z0-9+#]")
 #: Text the user quoted: an error message, a UI string, a phrase as the code writes it.
 _QUOTED = re.compile(
     r"(?<!\w)'([^']+)'(?!\w)|(?<!\w)\"([^\"]+)\"(?!\w)|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』"
@@ -94,6 +96,11 @@ def compounds(text: str) -> tuple[str, ...]:
         if a and b and a.lower() not in STOPWORDS and b.lower() not in STOPWORDS
     ]
     return tuple(dict.fromkeys(joined))
+
+
+def latin_names(text: str) -> list[str]:
+    """The names a (Japanese) question writes in Latin letters, each once, sorted."""
+    return sorted(set(_LATIN_NAME.findall(text)))
 
 
 def quoted_phrases(text: str) -> tuple[str, ...]:

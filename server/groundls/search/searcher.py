@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -20,7 +19,7 @@ from groundls.search.fusion import (
     merge_adjacent,
     rrf,
 )
-from groundls.search.query import Query, analyse
+from groundls.search.query import Query, analyse, latin_names
 
 #: Candidates taken from each list before fusion.
 CANDIDATES = 50
@@ -40,9 +39,6 @@ KEYWORD_BOOST = {"latin": 1.0, "cjk": 1.5}
 UNIQUE_BOOST = {"use": 1.0}
 #: Spaces that read English only: an English rewrite of a Japanese question is searched there.
 LATIN_SPACES = ("static", "minilm")
-
-#: What a Japanese question names in Latin letters (``OAuth2``, ``GPU``, ``macOS``).
-_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.+#-]*[A-Za-z0-9+#]")
 
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
 Rewrite = Callable[[str], "str | None"]
@@ -207,8 +203,8 @@ class Searcher:
 
     def _names_nothing_here(self, text: str) -> bool:
         """Whether ``text`` names things in Latin letters and the workspace mentions none."""
-        names = set(_LATIN_NAME.findall(text))
-        return bool(names) and not self.store.terms_present([_phrase(n) for n in sorted(names)])
+        names = latin_names(text)
+        return bool(names) and not self.store.terms_present([_phrase(n) for n in names])
 
     def _coverage(
         self, q: Query, rewritten: bool, hits: Sequence[Hit], filled: set[str]
