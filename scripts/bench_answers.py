@@ -145,6 +145,9 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
+        # which excerpts (1-based) hold an expected location: where the first citation should go
+        "expected_at": [i for i, c in enumerate(shown, 1) if overlaps(c, q["expected"])],
+        "shown": [c["chunk_id"] for c in shown],
         "question_lang": detect_language(q["query"]),
         "answer_lang": detect_language(prose(written)),
         "cut": ans.cut,

@@ -1,4 +1,10 @@
-from groundls.answer.hygiene import LabelFilter, pasted_share, repoint_citations, strip_labels
+from groundls.answer.hygiene import (
+    LabelFilter,
+    best_source,
+    pasted_share,
+    repoint_citations,
+    strip_labels,
+)
 
 
 def test_an_echoed_label_line_is_dropped():
@@ -159,3 +165,18 @@ def test_a_label_cut_off_at_the_end_of_an_answer_is_removed():
     assert text == "パッケージは簡単です [1]。" and n == 1
     kept = "See start.ja.md (the guide) [1]."
     assert strip_labels(kept, {"start.ja.md"}) == (kept, 0)
+
+
+def test_an_uncited_answer_is_sourced_from_the_excerpt_sharing_most_of_its_words():
+    excerpts = {
+        1: "def configure(): load settings from the environment",
+        2: "ログレベルは config.toml の log_level で変更します。",
+        3: "retry_upload sends the file again after a failed upload",
+    }
+    assert best_source("Failed uploads are sent again by retry_upload.", excerpts) == 3
+    assert best_source("ログレベルは log_level で変えます。", excerpts) == 2
+
+
+def test_an_uncited_answer_sharing_nothing_is_sourced_from_the_first_excerpt():
+    assert best_source("どこにも載っていない話です。", {2: "alpha", 1: "beta"}) == 1
+    assert best_source("anything", {}) is None

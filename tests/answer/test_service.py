@@ -448,3 +448,39 @@ def test_a_reply_that_is_only_a_label_is_written_again_without_a_leading_bracket
     assert ans.mode == "llm" and ans.found and ans.answer.startswith("ログレベルは")
     assert "".join(streamed) == ans.answer  # the label never reached the user
     assert [c.path for c in ans.citations] == ["docs/ログ.md"]
+
+
+def test_an_answer_without_a_citation_is_cited_to_the_excerpt_it_comes_from():
+    streamed: list[str] = []
+    model = FakeModel(["Uploads are retried ", "by retry_upload up to three attempts."])
+    svc, _ = service([LOGDOC, UPLOAD], model)
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert ans.found and ans.answer.endswith("[2]")
+    assert [c.path for c in ans.citations] == ["src/upload.py"]
+    assert ans.repairs.get("added_citations") == 1
+    assert "".join(streamed) == ans.answer  # the user sees the citation too
+
+
+def test_an_answer_that_cites_keeps_its_own_citations():
+    model = FakeModel(["Uploads are retried by retry_upload [1]."])
+    svc, _ = service([UPLOAD, LOGDOC], model)
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.answer.endswith("[1].") and "added_citations" not in ans.repairs
+
+
+class LeadRecordingModel(FakeModel):
+    def __init__(self, pieces):
+        super().__init__(pieces)
+        self.latin: list[bool] = []
+
+    def stream(self, messages, *, no_leading_latin=False, **kwargs):
+        self.latin.append(no_leading_latin)
+        yield from super().stream(messages, **kwargs)
+
+
+def test_a_japanese_answer_may_not_begin_with_a_latin_word_an_english_one_may():
+    model = LeadRecordingModel(["ログレベルは log_level で変更します [1]。"])
+    svc, _ = service([LOGDOC], model)
+    svc.ask("ログレベルはどこで変更しますか？")
+    svc.ask("where is the log level changed?")
+    assert model.latin == [True, False]

@@ -4,6 +4,8 @@
   inline: the label lines are dropped, an inline label becomes its bare path.
 - It cites a neighbouring excerpt: a sentence whose cited excerpt shares almost none of its words,
   while another excerpt holds most of them, is re-pointed at that excerpt.
+- It answers without citing anything: the answer is cited, at its end, to the excerpt that
+  shares most of its words (the first one when none shares more).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
   report it; the prompt asks for the model's own words).
 - Asked to hedge, a 1.5B model writes only the hedge: the service adds it instead, unless the
@@ -242,6 +244,15 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
         last = m.end()
     out.append(text[last:])
     return "".join(out), moves
+
+
+def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
+    """The excerpt an uncited answer comes from: the one sharing the largest share of its words
+    (see :func:`overlap`); on a tie the better-ranked (lower-numbered) one. None without
+    excerpts."""
+    if not excerpts:
+        return None
+    return max(sorted(excerpts), key=lambda n: (overlap(text, excerpts[n]), -n))
 
 
 _END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")

@@ -151,6 +151,8 @@ class LocalLLM:
         self._abort = AbortSwitch()
         self._llm: Any = None
         self._brackets: list[int] | None = None  # see _bracket_tokens
+        self._latins: list[int] | None = None  # see _latin_tokens
+        self._blanks: frozenset[int] | None = None  # see _blank_tokens
         self._formatter: Any = None
         self._lock = threading.RLock()
         self._timer: threading.Timer | None = None
@@ -287,6 +289,7 @@ class LocalLLM:
         stats: GenerationStats | None = None,
         temperature: float = 0.2,
         no_leading_bracket: bool = False,
+        no_leading_latin: bool = False,
     ) -> Iterator[str]:
         """Yield generated text pieces. Stops on cancel or deadline (stats.stop_reason says which).
 
@@ -294,6 +297,8 @@ class LocalLLM:
         while the (slow) prompt is being read, not only between generated tokens.
         ``no_leading_bracket``: the reply may not begin with ``[`` (a small model echoes an
         excerpt's label, ``[1] path:1-9 (…)``, as its whole answer).
+        ``no_leading_latin``: nor with a Latin letter or digit (an answer to a Japanese question
+        that begins by copying an English excerpt goes on in English).
         """
         stats = stats or GenerationStats()
         with self._lock:
@@ -330,11 +335,16 @@ class LocalLLM:
                 t1 = time.perf_counter()
                 stats.stop_reason = "stop"
                 processors = None
+                banned: list[int] = []
                 if no_leading_bracket:
+                    banned += self._bracket_tokens(llm)
+                if no_leading_latin:
+                    banned += self._latin_tokens(llm)
+                if banned:
                     from llama_cpp import LogitsProcessorList
 
-                    banned = self._bracket_tokens(llm)
-                    processors = LogitsProcessorList([_ban_at_start(len(tokens), banned)])
+                    blank = self._blank_tokens(llm)
+                    processors = LogitsProcessorList([_ban_at_start(len(tokens), banned, blank)])
                 it = llm.create_completion(
                     prompt=tokens,
                     max_tokens=max_tokens,
@@ -369,6 +379,28 @@ class LocalLLM:
                     stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
             finally:
                 self._touch()
+
+    def _latin_tokens(self, llm: Any) -> list[int]:
+        """The vocabulary's tokens that begin with a Latin letter or digit (found once per
+        model, like the brackets)."""
+        if self._latins is None:
+            self._latins = [
+                i
+                for i in range(llm.n_vocab())
+                if (text := llm.detokenize([i]).lstrip()[:1]) and text.isascii() and text.isalnum()
+            ]
+        return self._latins
+
+    def _blank_tokens(self, llm: Any) -> frozenset[int]:
+        """The vocabulary's tokens that are only whitespace: a reply that begins with them has
+        not begun yet."""
+        if self._blanks is None:
+            self._blanks = frozenset(
+                i
+                for i in range(llm.n_vocab())
+                if (text := llm.detokenize([i])) and not text.strip()
+            )
+        return self._blanks
 
     def _bracket_tokens(self, llm: Any) -> list[int]:
         """The vocabulary's tokens that begin with an opening bracket (found once per model:
@@ -511,11 +543,15 @@ class LocalLLM:
         return True
 
 
-def _ban_at_start(prompt_length: int, banned: list[int]) -> Callable[[Any, Any], Any]:
-    """A logits processor that rules ``banned`` out for the first generated token only."""
+def _ban_at_start(
+    prompt_length: int, banned: list[int], blank: frozenset[int] = frozenset()
+) -> Callable[[Any, Any], Any]:
+    """A logits processor that rules ``banned`` out for the first generated token, and for the
+    ones after it while everything generated is ``blank`` (whitespace tokens)."""
 
     def process(input_ids: Any, scores: Any) -> Any:
-        if len(input_ids) == prompt_length and banned:
+        written = input_ids[prompt_length:]
+        if banned and len(input_ids) >= prompt_length and all(t in blank for t in written):
             scores[banned] = -float("inf")
         return scores
 

@@ -74,6 +74,9 @@ _EXTRACTIVE_HEAD = {
 #: How an answer begins when the search found only the nearest excerpts, with no keyword or
 #: agreement evidence (confidence "low"): the model may have had to infer (seed 002).
 _HEDGE = {"en": "Likely: ", "ja": "推測ですが、"}
+#: An answer to a Japanese question may not begin with a Latin word: over English excerpts the
+#: model otherwise starts some answers by copying an excerpt's heading and goes on in English.
+JAPANESE_LEAD = True
 #: Why the excerpts stand in for an answer when the model wrote none.
 _NO_ANSWER = {"en": "it wrote no answer", "ja": "回答が書かれませんでした"}
 _CUT_NOTE = {
@@ -406,6 +409,7 @@ class AnswerService:
                 deadline=deadline,
                 stats=stats,
                 no_leading_bracket=attempt > 0,
+                no_leading_latin=language == "ja" and JAPANESE_LEAD,
             ):
                 raw_parts.append(piece)
                 visible = streamer.feed(piece) if streamer is not None else piece
@@ -451,6 +455,16 @@ class AnswerService:
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {"echoed_labels": labels, "moved_citations": len(moves)}
+        if parsed.found and not numbers and answer_text.strip() and not cut:
+            # an answer with no citation at all: cite the excerpt it comes from, at its end (so
+            # what was streamed stays the start of the answer)
+            source = hygiene.best_source(answer_text, bodies)
+            if source is not None:
+                marker = f" [{source}]"
+                answer_text = answer_text.rstrip() + marker
+                show(marker)
+                numbers = [source]
+                repairs["added_citations"] = 1
         sentences = cit.citing_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
