@@ -432,7 +432,7 @@ class LabelFirstModel(FakeModel):
     def stream(self, messages, *, no_leading_bracket=False, **kwargs):
         self.flags.append(no_leading_bracket)
         self.pieces = (
-            ["ログレベルは `config/app.toml` の ", "`level` で変更します [1]。"]
+            ["The log level is set by `level` ", "in `config/app.toml` [1]."]
             if no_leading_bracket
             else ["[1] docs/ログ.md:1-6 (ログ > ", "ログレベル)"]
         )
@@ -443,9 +443,9 @@ def test_a_reply_that_is_only_a_label_is_written_again_without_a_leading_bracket
     streamed: list[str] = []
     model = LabelFirstModel()
     svc, _ = service([LOGDOC], model)
-    ans = svc.ask("ログレベルはどこで変更しますか？", on_token=streamed.append)
+    ans = svc.ask("where is the log level changed?", on_token=streamed.append)
     assert model.flags == [False, True]
-    assert ans.mode == "llm" and ans.found and ans.answer.startswith("ログレベルは")
+    assert ans.mode == "llm" and ans.found and ans.answer.startswith("The log level")
     assert "".join(streamed) == ans.answer  # the label never reached the user
     assert [c.path for c in ans.citations] == ["docs/ログ.md"]
 
@@ -471,16 +471,16 @@ def test_an_answer_that_cites_keeps_its_own_citations():
 class LeadRecordingModel(FakeModel):
     def __init__(self, pieces):
         super().__init__(pieces)
-        self.latin: list[bool] = []
+        self.leads: list[tuple[bool, bool]] = []
 
-    def stream(self, messages, *, no_leading_latin=False, **kwargs):
-        self.latin.append(no_leading_latin)
+    def stream(self, messages, *, no_leading_latin=False, no_leading_bracket=False, **kwargs):
+        self.leads.append((no_leading_latin, no_leading_bracket))
         yield from super().stream(messages, **kwargs)
 
 
-def test_a_japanese_answer_may_not_begin_with_a_latin_word_an_english_one_may():
+def test_a_japanese_answer_may_not_begin_with_a_latin_word_or_a_bracket_an_english_one_may():
     model = LeadRecordingModel(["ログレベルは log_level で変更します [1]。"])
     svc, _ = service([LOGDOC], model)
     svc.ask("ログレベルはどこで変更しますか？")
     svc.ask("where is the log level changed?")
-    assert model.latin == [True, False]
+    assert model.leads == [(True, True), (False, False)]

@@ -74,8 +74,10 @@ _EXTRACTIVE_HEAD = {
 #: How an answer begins when the search found only the nearest excerpts, with no keyword or
 #: agreement evidence (confidence "low"): the model may have had to infer (seed 002).
 _HEDGE = {"en": "Likely: ", "ja": "推測ですが、"}
-#: An answer to a Japanese question may not begin with a Latin word: over English excerpts the
-#: model otherwise starts some answers by copying an excerpt's heading and goes on in English.
+#: An answer to a Japanese question may not begin with a Latin word or a bracket: over English
+#: excerpts the model otherwise starts some answers by copying an excerpt's heading (or its label,
+#: then its heading) and goes on in English (bench_answers, click-ja + maint-guide-ja, 64
+#: questions: pasted 12/54 -> 6/54, language 62/64 -> 63/64).
 JAPANESE_LEAD = True
 #: Why the excerpts stand in for an answer when the model wrote none.
 _NO_ANSWER = {"en": "it wrote no answer", "ja": "回答が書かれませんでした"}
@@ -408,7 +410,7 @@ class AnswerService:
                 cancel=cancel,
                 deadline=deadline,
                 stats=stats,
-                no_leading_bracket=attempt > 0,
+                no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
                 no_leading_latin=language == "ja" and JAPANESE_LEAD,
             ):
                 raw_parts.append(piece)
