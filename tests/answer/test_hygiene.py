@@ -1,6 +1,7 @@
 from groundls.answer.hygiene import (
     LabelFilter,
     best_source,
+    cite_better_ranked,
     pasted_share,
     repoint_citations,
     strip_labels,
@@ -180,3 +181,20 @@ def test_an_uncited_answer_is_sourced_from_the_excerpt_sharing_most_of_its_words
 def test_an_uncited_answer_sharing_nothing_is_sourced_from_the_first_excerpt():
     assert best_source("どこにも載っていない話です。", {2: "alpha", 1: "beta"}) == 1
     assert best_source("anything", {}) is None
+
+
+def test_a_better_ranked_excerpt_holding_the_cited_sentence_is_cited_first():
+    excerpts = {
+        1: "def ensure_object(self, object_type): rv = self.find_object(object_type); "
+        "if rv is None: self.obj = rv = object_type()",
+        2: "Context.ensure_object will find the object, and if it cannot find it, will create one",
+    }
+    text = "If find_object returns None, a new object_type instance is created [2]."
+    fixed, added = cite_better_ranked(text, excerpts, "What does Context.ensure_object do?")
+    assert fixed.endswith("[1, 2].") and added == 1
+
+
+def test_a_citation_is_left_alone_when_no_better_ranked_excerpt_holds_its_sentence():
+    excerpts = {1: "colour output and terminals", 2: "retry_upload sends the file again"}
+    text = "Failed uploads are sent again by retry_upload [2]."
+    assert cite_better_ranked(text, excerpts, "how are uploads retried?") == (text, 0)

@@ -4,6 +4,8 @@
   inline: the label lines are dropped, an inline label becomes its bare path.
 - It cites a neighbouring excerpt: a sentence whose cited excerpt shares almost none of its words,
   while another excerpt holds most of them, is re-pointed at that excerpt.
+- It cites a lower-ranked excerpt for what a better-ranked one says as well (a guide restating
+  the code, a passage repeated in two chapters): the better-ranked one is cited first.
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
@@ -17,7 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from groundls.answer.citations import MARKER, features, marker_numbers, overlap
+from groundls.answer.citations import (
+    MARKER,
+    cjk_runs,
+    features,
+    marker_numbers,
+    overlap,
+    stemmed_features,
+)
+from groundls.chunkers.textrules import is_cjk
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
 _LABEL = re.compile(
@@ -244,6 +254,56 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
         last = m.end()
     out.append(text[last:])
     return "".join(out), moves
+
+
+def cite_better_ranked(
+    text: str, excerpts: Mapping[int, str], question: str = ""
+) -> tuple[str, int]:
+    """Put a better-ranked excerpt first in each citation when it holds the cited sentence at
+    least as well (``STRONG`` or more of the sentence's words that are not the question's own,
+    which every excerpt the search found tends to share). Returns the text and how many
+    citations gained an excerpt."""
+    asked = stemmed_features(question)
+    added = 0
+    out: list[str] = []
+    last = 0
+    for m in MARKER.finditer(text):
+        nums = marker_numbers(m.group(1))
+        sentence = _sentence_around(text, m.start(), m.end())
+        first = nums[0] if nums else 0
+        better = None
+        if first in excerpts:
+            own = _fresh_overlap(sentence, asked, excerpts[first])
+            better = next(
+                (
+                    n
+                    for n in sorted(excerpts)
+                    if n < first
+                    and n not in nums
+                    and (share := _fresh_overlap(sentence, asked, excerpts[n])) >= STRONG
+                    and share >= own
+                ),
+                None,
+            )
+        out.append(text[last : m.start()])
+        if better is None:
+            out.append(m.group(0))
+        else:
+            out.append("[" + ", ".join(map(str, [better, *nums])) + "]")
+            added += 1
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out), added
+
+
+def _fresh_overlap(sentence: str, asked: set[str], excerpt: str) -> float:
+    """Like :func:`overlap`, over the sentence's words that the question does not have."""
+    own = stemmed_features(sentence) - asked
+    if not cjk_runs(excerpt):
+        own = {f for f in own if not is_cjk(f)}
+    if not own:
+        return 0.0
+    return len(own & stemmed_features(excerpt)) / len(own)
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:

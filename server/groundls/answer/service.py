@@ -454,9 +454,14 @@ class AnswerService:
         # what a citation is checked against: the whole chunk and its label
         bodies = {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
         answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
+        answer_text, preferred = hygiene.cite_better_ranked(answer_text, bodies, question)
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
-        repairs = {"echoed_labels": labels, "moved_citations": len(moves)}
+        repairs = {
+            "echoed_labels": labels,
+            "moved_citations": len(moves),
+            "better_ranked_citations": preferred,
+        }
         if parsed.found and not numbers and answer_text.strip() and not cut:
             # an answer with no citation at all: cite the excerpt it comes from, at its end (so
             # what was streamed stays the start of the answer)
