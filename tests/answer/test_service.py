@@ -406,6 +406,23 @@ def test_an_unsure_search_whose_answer_no_citation_supports_is_not_found():
     assert ans.repairs.get("unsupported") == 1
 
 
+class LengthCutModel(FakeModel):
+    """Writes its pieces and then stops at the length limit."""
+
+    def stream(self, messages, **kwargs):
+        yield from super().stream(messages, **kwargs)
+        kwargs["stats"].stop_reason = "length"
+
+
+def test_an_unsupported_answer_that_was_cut_is_not_found_without_a_cut_note():
+    said = "The parental leave policy for employees is described in [1] and"
+    svc, workspace = service([UPLOAD, LOGDOC], LengthCutModel([said]))
+    workspace.confidence = "low"
+    ans = svc.ask("What is the parental leave policy for employees?")
+    assert not ans.found and ans.repairs.get("unsupported") == 1
+    assert ans.answer == answer_service._NOT_FOUND_TEXT["en"] and not ans.notice
+
+
 def test_a_sure_search_keeps_the_models_answer_even_with_weak_citations():
     said = "The parental leave policy for employees is described in [1]."
     svc, workspace = service([UPLOAD], FakeModel([said]))

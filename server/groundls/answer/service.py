@@ -492,7 +492,8 @@ class AnswerService:
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""
-        if cut:
+        if cut and not repairs.get("unsupported"):
+            # (an unsupported answer was replaced whole: nothing of it is shown to be cut)
             why = {
                 "cancel": "cancelled",
                 "time": f"time limit {self.config.time_limit_s:g} s",
