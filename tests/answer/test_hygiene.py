@@ -2,6 +2,8 @@ from groundls.answer.hygiene import (
     LabelFilter,
     best_source,
     cite_better_ranked,
+    drop_foreign_pastes,
+    paragraphs,
     pasted_share,
     repoint_citations,
     strip_labels,
@@ -198,3 +200,43 @@ def test_a_citation_is_left_alone_when_no_better_ranked_excerpt_holds_its_senten
     excerpts = {1: "colour output and terminals", 2: "retry_upload sends the file again"}
     text = "Failed uploads are sent again by retry_upload [2]."
     assert cite_better_ranked(text, excerpts, "how are uploads retried?") == (text, 0)
+
+
+GUIDE = (
+    "Why No Auto Correction?\n-----------------------\n\nThe question came up why Click does not "
+    "auto correct parameters given that even optparse and argparse support automatic expansion "
+    "of long arguments.\n\n$ pip install click\n"
+)
+
+
+def test_a_japanese_answer_loses_the_english_prose_and_heading_it_pasted():
+    answer = (
+        "自動で補完しないのは Click の設計によるものです [1]。\n\n"
+        "Why No Auto Correction?\n-----------------------\n\n"
+        "The question came up why Click does not auto correct parameters given that\n"
+        "even optparse and argparse support automatic expansion of long arguments."
+    )
+    kept, dropped = drop_foreign_pastes(answer, [GUIDE])
+    assert kept == "自動で補完しないのは Click の設計によるものです [1]。" and dropped == 2
+
+
+def test_pasted_commands_and_code_blocks_stay_in_a_japanese_answer():
+    answer = "インストールは次のとおりです [1]。\n\n$ pip install click\n\n```python\nimport click\n\nclick.echo('x')\n```"
+    assert drop_foreign_pastes(answer, [GUIDE, "import click\n\nclick.echo('x')"]) == (answer, 0)
+
+
+def test_an_answer_that_is_only_pasted_english_is_kept_whole():
+    answer = (
+        "The question came up why Click does not auto correct parameters given that\n"
+        "even optparse and argparse support automatic expansion of long arguments."
+    )
+    assert drop_foreign_pastes(answer, [GUIDE]) == (answer, 0)
+
+
+def test_paragraphs_do_not_split_a_fenced_code_block_at_its_blank_lines():
+    text = "前置き\n\n```python\nimport click\n\nclick.echo('x')\n```\n\n後書き"
+    assert paragraphs(text) == [
+        "前置き",
+        "```python\nimport click\n\nclick.echo('x')\n```",
+        "後書き",
+    ]

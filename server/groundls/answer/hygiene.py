@@ -6,6 +6,8 @@
   while another excerpt holds most of them, is re-pointed at that excerpt.
 - It cites a lower-ranked excerpt for what a better-ranked one says as well (a guide restating
   the code, a passage repeated in two chapters): the better-ranked one is cited first.
+- Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
+  pasting an English excerpt: such a paragraph is dropped.
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
@@ -218,6 +220,74 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
     if count:
         text = re.sub(r"\n{3,}", "\n\n", text).strip()
     return text, count
+
+
+#: A paragraph with at least this share of its shingles copied is pasted (as the benchmark counts).
+PASTED = 0.6
+
+
+_PLAIN_WORD = re.compile(r"[(\"'`]*[A-Za-z]+[)\"'`.,;:!?]*")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+
+
+def english_prose(block: str) -> bool:
+    """Whether a paragraph is English prose, not code or a command: at least five words, and at
+    least 70 % of them plain words (lines without letters, such as a heading's underline, are
+    left out; ``$ dpkg-depcheck -d ./configure`` or ``def f(x):`` are mostly not words)."""
+    words = [w for line in block.splitlines() if _HAS_LETTER.search(line) for w in line.split()]
+    plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w))
+    return len(words) >= 5 and plain >= 0.7 * len(words)
+
+
+def paragraphs(text: str) -> list[str]:
+    """``text`` split at its blank lines, except inside a fenced code block."""
+    blocks: list[list[str]] = [[]]
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if blocks[-1]:
+                blocks.append([])
+            continue
+        blocks[-1].append(line)
+    return ["\n".join(b) for b in blocks if b]
+
+
+_UNDERLINE = re.compile(r"[-=~^`#*+]{3,}")
+
+
+def copied_heading(block: str, sources: Sequence[str]) -> bool:
+    """Whether a paragraph is an excerpt's heading copied out: one line of plain words (after
+    Markdown's ``#`` marks) that an excerpt holds, with at most a reST underline under it."""
+    lines = [line.strip() for line in block.strip().splitlines()]
+    titles = [line.lstrip("#").strip() for line in lines if not _UNDERLINE.fullmatch(line)]
+    if len(titles) != 1 or not titles[0]:
+        return False
+    words = titles[0].split()
+    if not all(_PLAIN_WORD.fullmatch(w) for w in words):
+        return False
+    return any(titles[0] in source for source in sources)
+
+
+def drop_foreign_pastes(text: str, sources: Sequence[str]) -> tuple[str, int]:
+    """A Japanese answer without the paragraphs of English prose it pasted from the excerpts
+    (no Japanese letter in them, mostly copied) and the English headings it copied above them.
+    Quoted code and commands stay. Returns the text and how many paragraphs went; an answer
+    that would be left empty is kept."""
+    blocks = paragraphs(text)
+    kept = [
+        b
+        for b in blocks
+        if is_cjk(b)
+        or not (
+            (english_prose(b) and pasted_share(b, sources) >= PASTED) or copied_heading(b, sources)
+        )
+    ]
+    dropped = len(blocks) - len(kept)
+    if not dropped or not any(b.strip() for b in kept):
+        return text, 0
+    return "\n\n".join(kept).strip(), dropped
 
 
 def pasted_share(answer: str, sources: Sequence[str], width: int = 20) -> float:

@@ -446,6 +446,11 @@ class AnswerService:
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
         answer_text, labels = hygiene.strip_labels(parsed.answer, paths)
+        pasted_away = 0
+        if language == "ja":
+            answer_text, pasted_away = hygiene.drop_foreign_pastes(
+                answer_text, [e.hit.text for e in excerpts]
+            )
         answer_text, dropped = cit.drop_invalid_markers(answer_text, range(1, len(excerpts) + 1))
         for n in parsed.numbers:
             if not 1 <= n <= len(excerpts) and n not in dropped:
@@ -461,6 +466,7 @@ class AnswerService:
             "echoed_labels": labels,
             "moved_citations": len(moves),
             "better_ranked_citations": preferred,
+            "pasted_paragraphs": pasted_away,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
             # an answer with no citation at all: cite the excerpt it comes from, at its end (so
