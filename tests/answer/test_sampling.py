@@ -21,3 +21,12 @@ def test_the_ban_holds_while_the_reply_is_only_whitespace():
     assert list(after_a_newline) == [0, -np.inf, 0, 0, -np.inf, 0]
     after_a_word = process(np.array([7, 8, 9, 5, 2]), np.zeros(6))
     assert list(after_a_word) == [0.0] * 6
+
+
+def test_lead_tokens_sort_the_vocabulary_by_how_each_token_begins():
+    from groundls.answer.runtime import LeadTokens
+
+    pieces = [b" [", "［".encode(), b" Click", b"3", b"\n", b"  ", "ログ".encode(), b"", b"`x`"]
+    leads = LeadTokens.of(pieces)
+    assert leads.brackets == (0, 1) and leads.latins == (2, 3)
+    assert leads.blanks == frozenset({4, 5})

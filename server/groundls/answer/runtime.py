@@ -10,7 +10,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,9 +150,7 @@ class LocalLLM:
         self.prefill_rate: float | None = _rates().get(self._rate_key)
         self._abort = AbortSwitch()
         self._llm: Any = None
-        self._brackets: list[int] | None = None  # see _bracket_tokens
-        self._latins: list[int] | None = None  # see _latin_tokens
-        self._blanks: frozenset[int] | None = None  # see _blank_tokens
+        self._leads: LeadTokens | None = None  # see _lead_tokens
         self._formatter: Any = None
         self._lock = threading.RLock()
         self._timer: threading.Timer | None = None
@@ -335,16 +333,16 @@ class LocalLLM:
                 t1 = time.perf_counter()
                 stats.stop_reason = "stop"
                 processors = None
-                banned: list[int] = []
-                if no_leading_bracket:
-                    banned += self._bracket_tokens(llm)
-                if no_leading_latin:
-                    banned += self._latin_tokens(llm)
-                if banned:
+                if no_leading_bracket or no_leading_latin:
                     from llama_cpp import LogitsProcessorList
 
-                    blank = self._blank_tokens(llm)
-                    processors = LogitsProcessorList([_ban_at_start(len(tokens), banned, blank)])
+                    leads = self._lead_tokens(llm)
+                    banned = [
+                        *(leads.brackets if no_leading_bracket else ()),
+                        *(leads.latins if no_leading_latin else ()),
+                    ]
+                    ban = _ban_at_start(len(tokens), banned, leads.blanks)
+                    processors = LogitsProcessorList([ban])
                 it = llm.create_completion(
                     prompt=tokens,
                     max_tokens=max_tokens,
@@ -380,37 +378,12 @@ class LocalLLM:
             finally:
                 self._touch()
 
-    def _latin_tokens(self, llm: Any) -> list[int]:
-        """The vocabulary's tokens that begin with a Latin letter or digit (found once per
-        model, like the brackets)."""
-        if self._latins is None:
-            self._latins = [
-                i
-                for i in range(llm.n_vocab())
-                if (text := llm.detokenize([i]).lstrip()[:1]) and text.isascii() and text.isalnum()
-            ]
-        return self._latins
-
-    def _blank_tokens(self, llm: Any) -> frozenset[int]:
-        """The vocabulary's tokens that are only whitespace: a reply that begins with them has
-        not begun yet."""
-        if self._blanks is None:
-            self._blanks = frozenset(
-                i
-                for i in range(llm.n_vocab())
-                if (text := llm.detokenize([i])) and not text.strip()
-            )
-        return self._blanks
-
-    def _bracket_tokens(self, llm: Any) -> list[int]:
-        """The vocabulary's tokens that begin with an opening bracket (found once per model:
-        ~0.3 s over Qwen's 152k tokens)."""
-        if self._brackets is None:
-            opening = (b"[", "［".encode())
-            self._brackets = [
-                i for i in range(llm.n_vocab()) if llm.detokenize([i]).lstrip().startswith(opening)
-            ]
-        return self._brackets
+    def _lead_tokens(self, llm: Any) -> LeadTokens:
+        """The vocabulary's tokens by how they begin, found once per model in one pass over it
+        (~0.3 s over Qwen's 152k tokens)."""
+        if self._leads is None:
+            self._leads = LeadTokens.of([llm.detokenize([i]) for i in range(llm.n_vocab())])
+        return self._leads
 
     def _fixed_prefix(self, messages: list[dict[str, str]], tokens: list[int]) -> int:
         """How many leading prompt tokens come before the last message's content: the system
@@ -543,8 +516,34 @@ class LocalLLM:
         return True
 
 
+@dataclass(frozen=True)
+class LeadTokens:
+    """Token ids by how their text begins: with an opening bracket, with a Latin letter or digit,
+    or not at all (whitespace only: a reply that begins with them has not begun yet)."""
+
+    brackets: tuple[int, ...]
+    latins: tuple[int, ...]
+    blanks: frozenset[int]
+
+    @classmethod
+    def of(cls, pieces: Sequence[bytes]) -> LeadTokens:
+        brackets: list[int] = []
+        latins: list[int] = []
+        blanks: set[int] = set()
+        for i, piece in enumerate(pieces):
+            head = piece.lstrip()[:1]
+            if not head:
+                if piece:
+                    blanks.add(i)
+            elif piece.lstrip().startswith((b"[", "［".encode())):
+                brackets.append(i)
+            elif head.isascii() and head.isalnum():
+                latins.append(i)
+        return cls(tuple(brackets), tuple(latins), frozenset(blanks))
+
+
 def _ban_at_start(
-    prompt_length: int, banned: list[int], blank: frozenset[int] = frozenset()
+    prompt_length: int, banned: Sequence[int], blank: frozenset[int] = frozenset()
 ) -> Callable[[Any, Any], Any]:
     """A logits processor that rules ``banned`` out for the first generated token, and for the
     ones after it while everything generated is ``blank`` (whitespace tokens)."""
