@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Set
 from dataclasses import dataclass, field
 
 from groundls.chunkers.textrules import (
@@ -152,15 +152,19 @@ def stemmed_features(text: str) -> set[str]:
     return {stem(f) if f.isascii() else f for f in features(text)}
 
 
-def overlap(sentence: str, excerpt: str) -> float:
+def overlap(
+    sentence: str, excerpt: str, *, ignore: Set[str] = frozenset(), empty: float = 1.0
+) -> float:
     """Share of the sentence's features that also occur in the excerpt (0..1), counting only
     features the excerpt's script could hold: a Japanese sentence about English code is judged
-    by the names and words it shares with the code, not diluted by its Japanese bigrams."""
-    s = stemmed_features(sentence)
+    by the names and words it shares with the code, not diluted by its Japanese bigrams.
+    ``ignore``: features left out (the question's own words); ``empty``: the share when no
+    feature is left to check (by default 1.0: "See [1]." is no evidence of a bad citation)."""
+    s = stemmed_features(sentence) - ignore
     if not cjk_runs(excerpt):
         s = {f for f in s if not is_cjk(f)}
     if not s:
-        return 1.0  # nothing to check ("See [1].") — not evidence of a bad citation
+        return empty
     e = stemmed_features(excerpt)
     return len(s & e) / len(s)
 

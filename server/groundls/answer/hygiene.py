@@ -23,7 +23,6 @@ from collections.abc import Collection, Mapping, Sequence
 
 from groundls.answer.citations import (
     MARKER,
-    cjk_runs,
     features,
     marker_numbers,
     overlap,
@@ -343,14 +342,14 @@ def cite_better_ranked(
         first = nums[0] if nums else 0
         better = None
         if first in excerpts:
-            own = _fresh_overlap(sentence, asked, excerpts[first])
+            own = overlap(sentence, excerpts[first], ignore=asked, empty=0.0)
             better = next(
                 (
                     n
                     for n in sorted(excerpts)
                     if n < first
                     and n not in nums
-                    and (share := _fresh_overlap(sentence, asked, excerpts[n])) >= STRONG
+                    and (share := overlap(sentence, excerpts[n], ignore=asked, empty=0.0)) >= STRONG
                     and share >= own
                 ),
                 None,
@@ -364,16 +363,6 @@ def cite_better_ranked(
         last = m.end()
     out.append(text[last:])
     return "".join(out), added
-
-
-def _fresh_overlap(sentence: str, asked: set[str], excerpt: str) -> float:
-    """Like :func:`overlap`, over the sentence's words that the question does not have."""
-    own = stemmed_features(sentence) - asked
-    if not cjk_runs(excerpt):
-        own = {f for f in own if not is_cjk(f)}
-    if not own:
-        return 0.0
-    return len(own & stemmed_features(excerpt)) / len(own)
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
