@@ -3,6 +3,7 @@ from groundls.answer.hygiene import (
     best_source,
     cite_better_ranked,
     drop_foreign_pastes,
+    drop_lead_in,
     paragraphs,
     pasted_share,
     repoint_citations,
@@ -42,6 +43,39 @@ def test_a_loose_echo_of_a_known_excerpt_path_is_removed():
     # other paths, ports and plain brackets stay
     kept = "See src/click/utils.py (the helpers) [1], localhost:8080 and docs/a.md:3 [2]."
     assert strip_labels(kept, paths) == (kept, 0)
+
+
+def test_a_label_after_a_lead_in_word_is_dropped_whole_and_held_back_while_streamed():
+    reply = "答え: [1] build.ja.md:130-198\n\npbuilder でクリーンな環境を作ります。"
+    text, n = strip_labels(reply, {"build.ja.md"})
+    assert text == "pbuilder でクリーンな環境を作ります。" and n == 1
+    f = LabelFilter(paths={"build.ja.md"})
+    pieces = [
+        "答え",
+        ":",
+        " [",
+        "1",
+        "]",
+        " build",
+        ".ja",
+        ".md",
+        ":130",
+        "-198",
+        "\n\n",
+        "pbuilder",
+    ]
+    assert "".join([*(f.feed(p) for p in pieces), f.finish()]).strip() == "pbuilder"
+    # a line that only begins like a lead-in is let through
+    g = LabelFilter(paths={"build.ja.md"})
+    assert "".join(g.feed(p) for p in ["答え", "は", "簡単"]) == "答えは簡単"
+
+
+def test_a_lead_in_word_at_the_start_of_an_answer_is_dropped():
+    assert drop_lead_in("答え: パッケージを作る人は [1]。") == "パッケージを作る人は [1]。"
+    assert drop_lead_in("回答：要修正です。") == "要修正です。"
+    assert drop_lead_in("**Answer:** It retries [1].") == "It retries [1]."
+    assert drop_lead_in("答え:") == "答え:"  # nothing else: kept
+    assert drop_lead_in("答えは簡単です。") == "答えは簡単です。"
 
 
 def test_text_without_labels_is_untouched():

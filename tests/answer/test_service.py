@@ -467,6 +467,33 @@ def test_a_reply_that_is_only_a_label_is_written_again_without_a_leading_bracket
     assert [c.path for c in ans.citations] == ["docs/ログ.md"]
 
 
+class LeadInLabelModel(FakeModel):
+    """Writes a lead-in word and a label as its first reply, as a Japanese answer barred from a
+    leading bracket does ("答え: [1] docs/ログ.md:1-6")."""
+
+    def __init__(self):
+        super().__init__([])
+        self.replies = 0
+
+    def stream(self, messages, **kwargs):
+        self.replies += 1
+        self.pieces = (
+            ["答え", ": [1] docs/ログ.md:1-6 (ログ > ", "ログレベル)"]
+            if self.replies == 1
+            else ["ログレベルは config/app.toml の ", "level で変えます [1]。"]
+        )
+        yield from super().stream(messages, **kwargs)
+
+
+def test_a_reply_that_is_only_a_lead_in_and_a_label_is_written_again():
+    model = LeadInLabelModel()
+    svc, _ = service([LOGDOC], model)
+    ans = svc.ask("ログレベルはどこで変える？")
+    assert model.replies == 2
+    assert ans.found and ans.answer.startswith("ログレベルは") and "答え" not in ans.answer
+    assert [c.path for c in ans.citations] == ["docs/ログ.md"]
+
+
 def test_an_answer_without_a_citation_is_cited_to_the_excerpt_it_comes_from():
     streamed: list[str] = []
     model = FakeModel(["Uploads are retried ", "by retry_upload up to three attempts."])

@@ -1,7 +1,8 @@
 """Repairs for what a small model gets wrong in a grounded answer.
 
-- It echoes an excerpt's location label ("[1] src/a.py:10-24 (Retry > upload)") as a heading or
-  inline: the label lines are dropped, an inline label becomes its bare path.
+- It echoes an excerpt's location label ("[1] src/a.py:10-24 (Retry > upload)") as a heading
+  (also after a lead-in such as "答え:") or inline: the label lines are dropped, an inline label
+  becomes its bare path; a lead-in word at the answer's start is dropped.
 - It cites a neighbouring excerpt: a sentence whose cited excerpt shares almost none of its words,
   while another excerpt holds most of them, is re-pointed at that excerpt.
 - It cites a lower-ranked excerpt for what a better-ranked one says as well (a guide restating
@@ -35,10 +36,13 @@ _LABEL = re.compile(
     r"(?P<path>(?=[^\s:]*[A-Za-z])[^\s:()\[\]\"'`]+):(?P<start>\d+)-(?P<end>\d+)"
     r"(?:[ \t]*\([^)\n]*\))?"
 )
+#: A word a model writes before its answer ("答え:", "Answer:").
+_LEAD_IN = r"(?:answer|回答|答え)[*]*[ \t]*[:：][*]*"
 #: What may stand before a label on its line: quoting, list or heading marks, a word such as
-#: "Source", the excerpt's number, bold or code quotes.
+#: "Source" or "答え:", the excerpt's number, bold or code quotes.
 _LINE_HEAD = re.compile(
-    r"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋)\s*)?(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*",
+    rf"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋|{_LEAD_IN})[ \t]*)?"
+    r"(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*",
     re.IGNORECASE,
 )
 #: A line that is nothing but a label.
@@ -48,8 +52,21 @@ _LABEL_LINE = re.compile(
 
 
 #: The start of a line that may still become a label's head (the model writes "[" and "1]" as
-#: separate tokens).
-_HEAD_START = re.compile(r"[ \t>*#`-]*(?:[\[［]\s*\d*\s*[\]］]?)?[ \t:：*`]*")
+#: separate tokens, and a Japanese answer may begin "答え: [1] …").
+_HEAD_START = re.compile(
+    r"[ \t>*#`-]*(?:(?:答え?|回答?)[ \t]*[:：]?[ \t]*)?(?:[\[［]\s*\d*\s*[\]］]?)?[ \t:：*`]*"
+)
+
+
+#: The answer begins with a lead-in word ("答え: …"), which says nothing.
+_LEADING_LEAD_IN = re.compile(rf"^\s*[*]*{_LEAD_IN}[ \t]*", re.IGNORECASE)
+
+
+def drop_lead_in(text: str) -> str:
+    """The answer without a lead-in word at its start (``答え: 手順は…`` -> ``手順は…``); an
+    answer that is nothing else stays."""
+    m = _LEADING_LEAD_IN.match(text)
+    return text[m.end() :].lstrip() if m and text[m.end() :].strip() else text
 
 
 _HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)

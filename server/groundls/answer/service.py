@@ -101,9 +101,11 @@ class Retriever(Protocol):
 def _only_a_label(
     parts: list[str], style: str, stats: runtime.GenerationStats, paths: set[str]
 ) -> bool:
-    """Whether a text reply that ran to its end holds nothing but echoed excerpt labels."""
+    """Whether a text reply that ran to its end holds nothing but echoed excerpt labels (after
+    a lead-in such as "答え:", with which a Japanese answer, barred from a leading bracket,
+    begins its label)."""
     raw = "".join(parts)
-    if style != "text" or stats.stop_reason != "stop" or not raw.lstrip().startswith("["):
+    if style != "text" or stats.stop_reason != "stop":
         return False
     text, _ = hygiene.strip_labels(raw, paths)
     return not cit.MARKER.sub("", text).strip()
@@ -446,6 +448,7 @@ class AnswerService:
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
         answer_text, labels = hygiene.strip_labels(parsed.answer, paths)
+        answer_text = hygiene.drop_lead_in(answer_text)
         pasted_away = 0
         if language == "ja":
             answer_text, pasted_away = hygiene.drop_foreign_pastes(
