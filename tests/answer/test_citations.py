@@ -13,6 +13,7 @@ from groundls.answer.citations import (
     overlap,
     parse_output,
     repair_json,
+    vouched_sentences,
 )
 
 
@@ -169,3 +170,17 @@ def test_a_sentence_that_only_points_at_its_sources_cites_the_sentence_before_it
     }
     # a sentence with facts of its own is judged by itself
     assert citing_sentences("Uploads retry. The level is info [1].") == {1: ["The level is info"]}
+
+
+def test_a_citation_vouches_for_the_uncited_sentences_of_its_paragraph_before_it():
+    text = (
+        "Uploads retry twice. Logs rotate daily [1]. Tokens expire hourly [2].\n\n"
+        "Caches warm lazily. Queues drain fast [1]."
+    )
+    assert vouched_sentences(text) == {
+        1: ["Logs rotate daily", "Queues drain fast", "Uploads retry twice", "Caches warm lazily"],
+        2: ["Tokens expire hourly"],
+    }
+    assert vouched_sentences("ログは info です。再試行は3回です[1]。") == {
+        1: ["再試行は3回です", "ログは info です"]
+    }

@@ -406,6 +406,16 @@ def test_an_unsure_search_whose_answer_no_citation_supports_is_not_found():
     assert ans.repairs.get("unsupported") == 1
 
 
+def test_an_unsure_search_keeps_an_answer_whose_paragraph_the_citation_at_its_end_supports():
+    # the supported sentence comes first; the one the marker follows only sums up
+    said = "Uploads are retried by retry_upload up to three attempts. That keeps it robust [1]."
+    svc, workspace = service([UPLOAD, LOGDOC], FakeModel([said]))
+    workspace.confidence = "low"
+    ans = svc.ask("How are failed uploads handled?")
+    assert ans.found and "unsupported" not in ans.repairs
+    assert [(c.path, c.weak) for c in ans.citations] == [("src/upload.py", False)]
+
+
 class LengthCutModel(FakeModel):
     """Writes its pieces and then stops at the length limit."""
 

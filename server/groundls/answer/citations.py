@@ -96,6 +96,39 @@ def citing_sentences(text: str) -> dict[int, list[str]]:
     return out
 
 
+def vouched_sentences(text: str) -> dict[int, list[str]]:
+    """For each cited number, what its markers vouch for: the sentences that cite it (see
+    :func:`citing_sentences`) and, before each marker, the uncited sentences of its paragraph
+    since the previous marker ("Uploads retry. The level is info [1]." vouches for both: a
+    citation at a paragraph's end is how a writer sources the paragraph)."""
+    out = citing_sentences(text)
+    since = 0
+    for m in MARKER.finditer(text):
+        paragraph = text.rfind("\n\n", 0, m.start())
+        start = max(since, paragraph + 2 if paragraph >= 0 else 0)
+        since = m.end()
+        lead = text[start : m.start()]
+        lead = lead[: _sentence_start(lead.rstrip(_TERMINATORS + " \t"))]
+        pieces = [lead[a:b] for a, b in _spans(lead)]
+        sentences = [MARKER.sub(" ", p).strip(_TERMINATORS + " \t") for p in pieces]
+        for n in marker_numbers(m.group(1)):
+            said = out.setdefault(n, [])
+            said.extend(x for x in sentences if x and x not in said)
+    return out
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of ``text`` as (start, end) offsets."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for b in _BOUNDARY.finditer(text):
+        spans.append((start, b.end()))
+        start = b.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
 def _sentence_start(text: str) -> int:
     """Where the last sentence of ``text`` begins."""
     start = 0

@@ -481,7 +481,7 @@ class AnswerService:
                 show(marker)
                 numbers = [source]
                 repairs["added_citations"] = 1
-        sentences = cit.citing_sentences(answer_text)
+        sentences = cit.vouched_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
             found = False
