@@ -491,6 +491,11 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert unknown and unknown.coverage == 0.5
     plain = workspace.search("どこで変更しますか")
     assert plain and plain.coverage is None  # kanji and kana bigrams are in most Japanese text
+    # among English code only, a katakana loanword cannot occur: only Latin words count
+    over_code = workspace.search("クラスターの upload はどこ", code)
+    assert not any(is_cjk(h.text) for h in over_code[:3])
+    assert over_code.coverage == 1.0
+    assert workspace.search("クラスターの再試行はどこ", code).coverage is None
     about_japanese_docs = workspace.search("upload log level", SearchFilters(kinds=("doc",)))
     assert any(is_cjk(h.text) for h in about_japanese_docs[:3])
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words

@@ -215,9 +215,13 @@ class Searcher:
         are common to most Japanese text). None when that says little: no such words, an
         English question among Japanese passages (English words cannot occur in Japanese text;
         a Japanese passage among the first hits may still answer it) or in a workspace without
-        English text."""
+        English text. Likewise a Japanese question's katakana loanwords count only when a
+        Japanese passage is among the first hits (サブコマンド cannot occur in English code and
+        docs, which may still answer it)."""
         if q.script == "cjk" and not rewritten:
-            words = [*loanwords(q.text), *sorted(q.words)]
+            words = sorted(q.words)
+            if any(is_cjk(h.text) for h in hits[:3]):
+                words = [*loanwords(q.text), *words]
         else:
             words = list(q.terms)
             if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text(filled):
