@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from .base import Chunk, ChunkOptions, Piece, finalize, sentence_parts
+from .code import MEMBERS
 from .languages import classify
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
-CHUNKER_VERSION = 7
+CHUNKER_VERSION = 8
 
 __all__ = [
     "CHUNKER_VERSION",
+    "MEMBERS",
     "Chunk",
     "ChunkOptions",
     "Piece",

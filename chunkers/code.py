@@ -25,6 +25,10 @@ from .code_langs import (
 from .textrules import estimate_encoder_tokens
 from .windows import window_pieces
 
+#: The text type of a type's outline after its first part (an outline too long for one chunk):
+#: the rest of its member signatures. Only the first part defines the type.
+MEMBERS = "members"
+
 
 def code_pieces(path: str, language: str, text: str, options: ChunkOptions) -> list[Piece]:
     """Chunk one source file; no grammar (or any parser trouble) means plain line windows."""
@@ -140,7 +144,15 @@ class _CodeChunker(DefinitionFinder):
             parts.append(compact(d.signature, 200))
         return "\n".join(parts)
 
-    def _piece(self, d: Definition, s: int, e: int, key: str, text: str | None = None) -> Piece:
+    def _piece(
+        self,
+        d: Definition,
+        s: int,
+        e: int,
+        key: str,
+        text: str | None = None,
+        text_type: str | None = None,
+    ) -> Piece:
         return Piece(
             start_line=s + 1,
             end_line=e + 1,
@@ -148,7 +160,7 @@ class _CodeChunker(DefinitionFinder):
             title=d.title,
             key=key,
             breadcrumb=d.qual,
-            text_type=d.text_type,
+            text_type=text_type or d.text_type,
             context=self._context(d),
             symbol=d.qual[-1],
             signature=d.signature,
@@ -283,9 +295,10 @@ class _CodeChunker(DefinitionFinder):
             if i == 0:
                 s = d.lead
             key = d.key if i == 0 else f"{d.key}#part{i}"
-            items.append(
-                _Item(self._piece(d, s, e, key, "\n".join(line for _, line in grp)), False)
-            )
+            # the first part defines the type; the later ones list the rest of its members
+            kind = None if i == 0 else MEMBERS
+            text = "\n".join(line for _, line in grp)
+            items.append(_Item(self._piece(d, s, e, key, text, kind), False))
         member_items: list[_Item] = []
         for m in d.members:
             member_items.extend(self._emit(m))

@@ -220,6 +220,25 @@ def test_a_name_defined_as_asked_outranks_the_same_name_in_another_case(tmp_path
         assert (top.path, top.title) == ("lib/request.rb", "Rack.Request"), query
 
 
+def test_only_the_first_part_of_a_long_class_outline_defines_the_class(tmp_path, fake_embedders):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    members = "\n\n".join(
+        f"    def handle_event_number_{i}(self, payload_{i}, options_{i}):\n        return {i}"
+        for i in range(150)
+    )
+    (ws / "events.py").write_text(f'class Dispatcher:\n    """Routes events."""\n\n{members}\n')
+    workspace = open_workspace(ws, tmp_path, fake_embedders)
+    workspace.index()
+    outline = workspace.store.conn.execute(
+        "SELECT id, text_type FROM chunks WHERE symbol = 'Dispatcher' ORDER BY id"
+    ).fetchall()
+    assert [t for _, t in outline][:2] == ["class", "members"]  # the outline took parts
+    assert [rowid for rowid, _ in workspace.store.definitions(["Dispatcher"], 10)] == [
+        outline[0][0]
+    ]
+
+
 def test_a_type_is_found_where_it_is_defined_not_where_it_is_extended(tmp_path, fake_embedders):
     ws = tmp_path / "ws"
     (ws / "Sources").mkdir(parents=True)

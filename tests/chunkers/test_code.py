@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from groundls.chunkers import Chunk, ChunkOptions, chunk_file
+from groundls.chunkers import MEMBERS, Chunk, ChunkOptions, chunk_file
 from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.chunkers.code import code_pieces
 
@@ -539,10 +539,13 @@ def test_oversized_class_header_is_split_into_parts():
     )
     text = f'class Big:\n    """Doc."""\n\n{members}\n'
     chunks = chunk_file("big.py", text, ChunkOptions(max_tokens=150))
-    headers = [c for c in chunks if c.title == "big.Big" and c.text_type == "class"]
+    headers = [c for c in chunks if c.title == "big.Big" and c.text_type in ("class", MEMBERS)]
     assert len(headers) >= 3
     assert all(c.start_line == 1 for c in headers)
     assert sum(c.text.count("def method_number_") for c in headers) == 60
+    # the first part defines the class; the later ones list the rest of its members
+    assert [c.text_type for c in headers] == ["class"] + [MEMBERS] * (len(headers) - 1)
+    assert headers[0].text.startswith("class Big:")
 
 
 # ----------------------------------------------------------------- odd input

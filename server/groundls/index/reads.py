@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from groundls.chunkers import MEMBERS
 from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
 from groundls.results import Hit, SearchFilters
 
@@ -159,7 +160,9 @@ class StoreReads:
         table of the index, definitions and module-level bindings. Names spelled exactly as
         asked come first, then the same names in another case; definitions before bindings.
         An extension of a type (a Rust ``impl``, a Swift ``extension``, a C# ``partial`` class
-        outside its own file) counts only when nothing in the workspace defines the name itself."""
+        outside its own file) counts only when nothing in the workspace defines the name itself.
+        The later parts of a long type's outline (text type ``members``) list its members; they
+        do not define it."""
         if not names:
             return []
         where, params = _filters(scope, "c.")
@@ -168,7 +171,7 @@ class StoreReads:
             f"SELECT id, name, extension FROM ("
             f" SELECT c.id, c.symbol AS name, 0 AS binding, length(c.text) AS size,"
             f" c.text_type = 'extension' AS extension FROM chunks c"
-            f" WHERE c.symbol COLLATE NOCASE IN ({marks}){where}"
+            f" WHERE c.symbol COLLATE NOCASE IN ({marks}) AND c.text_type != '{MEMBERS}'{where}"
             f" UNION ALL"
             f" SELECT c.id, n.name, 1, length(c.text), 0 FROM chunk_names n"
             f" JOIN chunks c ON c.id = n.chunk WHERE n.name COLLATE NOCASE IN ({marks}){where})"
