@@ -2,6 +2,7 @@ from groundls.answer.hygiene import (
     LabelFilter,
     best_source,
     cite_better_ranked,
+    cite_quoted_source,
     drop_foreign_pastes,
     drop_lead_in,
     paragraphs,
@@ -274,3 +275,28 @@ def test_paragraphs_do_not_split_a_fenced_code_block_at_its_blank_lines():
         "```python\nimport click\n\nclick.echo('x')\n```",
         "後書き",
     ]
+
+
+def test_a_citation_goes_first_to_the_excerpt_whose_code_the_sentence_quotes():
+    excerpts = {
+        1: "Arguments\n=========\nClick splits the command line the way a POSIX shell does.",
+        2: "def format_usage(self): ...",
+        3: "def split_arg_string(string):\n    lex = shlex.shlex(string, posix=True)\n",
+    }
+    text = "この分割は [1] の `shlex.shlex(string, posix=True)` で行われます。"
+    fixed, n = cite_quoted_source(text, excerpts)
+    assert (
+        fixed == "この分割は [3, 1] の `shlex.shlex(string, posix=True)` で行われます。" and n == 1
+    )
+    # the cited excerpt holds the quote: kept
+    assert cite_quoted_source("It calls `shlex.shlex(string, posix=True)` [3].", excerpts)[1] == 0
+    # a bare name is in many excerpts: not evidence of where the sentence comes from
+    assert cite_quoted_source("It is done by `split_arg_string` [1].", excerpts)[1] == 0
+
+
+def test_a_quote_found_in_two_excerpts_moves_no_citation():
+    excerpts = {1: "text", 2: "run `python -m pkg`", 3: "or python -m pkg again"}
+    assert cite_quoted_source("Run it as `python -m pkg` [1].", excerpts) == (
+        "Run it as `python -m pkg` [1].",
+        0,
+    )

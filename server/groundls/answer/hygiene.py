@@ -7,6 +7,8 @@
   while another excerpt holds most of them, is re-pointed at that excerpt.
 - It cites a lower-ranked excerpt for what a better-ranked one says as well (a guide restating
   the code, a passage repeated in two chapters): the better-ranked one is cited first.
+- It quotes a code expression from one excerpt and cites another: the one it quotes is cited
+  first.
 - Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
   pasting an English excerpt: such a paragraph is dropped.
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
@@ -380,6 +382,47 @@ def cite_better_ranked(
         last = m.end()
     out.append(text[last:])
     return "".join(out), added
+
+
+#: Code quoted in backticks: an expression such as ``shlex.shlex(s, posix=True)`` or
+#: ``python -m`` (one that holds something besides a name), six characters or more.
+_QUOTED = re.compile(r"`([^`\n]{6,})`")
+_NAME_ONLY = re.compile(r"[\w.]+")
+
+
+def quoted_code(sentence: str) -> list[str]:
+    """The code expressions a sentence quotes, whitespace collapsed. A bare name
+    (``auto_envvar_prefix``) is left out: the same name is in many excerpts, while an expression
+    quoted verbatim was copied from one."""
+    quoted = (" ".join(q.split()) for q in _QUOTED.findall(sentence))
+    return [q for q in quoted if len(q) >= 6 and not _NAME_ONLY.fullmatch(q)]
+
+
+def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int]:
+    """Put first in a citation the excerpt its sentence quotes code from, when the cited one
+    does not hold the quoted expression and exactly one other excerpt does. Returns the text and
+    how many citations changed."""
+    flat = {n: " ".join(body.split()) for n, body in excerpts.items()}
+    changed = 0
+    out: list[str] = []
+    last = 0
+    for m in MARKER.finditer(text):
+        nums = marker_numbers(m.group(1))
+        quotes = quoted_code(_sentence_around(text, m.start(), m.end()))
+        source = None
+        if quotes and nums and nums[0] in flat and not any(q in flat[nums[0]] for q in quotes):
+            holders = [n for n in sorted(flat) if any(q in flat[n] for q in quotes)]
+            if len(holders) == 1:
+                source = holders[0]
+        out.append(text[last : m.start()])
+        if source is None:
+            out.append(m.group(0))
+        else:
+            out.append("[" + ", ".join(map(str, [source, *(n for n in nums if n != source)])) + "]")
+            changed += 1
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out), changed
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:

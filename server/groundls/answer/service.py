@@ -463,12 +463,14 @@ class AnswerService:
         bodies = {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
         answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
         answer_text, preferred = hygiene.cite_better_ranked(answer_text, bodies, question)
+        answer_text, quoted = hygiene.cite_quoted_source(answer_text, bodies)
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {
             "echoed_labels": labels,
             "moved_citations": len(moves),
             "better_ranked_citations": preferred,
+            "quoted_source_citations": quoted,
             "pasted_paragraphs": pasted_away,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
