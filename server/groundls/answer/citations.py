@@ -109,24 +109,23 @@ def vouched_sentences(text: str) -> dict[int, list[str]]:
         since = m.end()
         lead = text[start : m.start()]
         lead = lead[: _sentence_start(lead.rstrip(_TERMINATORS + " \t"))]
-        pieces = [lead[a:b] for a, b in _spans(lead)]
-        sentences = [MARKER.sub(" ", p).strip(_TERMINATORS + " \t") for p in pieces]
+        sentences = [MARKER.sub(" ", p).strip(_TERMINATORS + " \t") for p in _sentences(lead)]
         for n in marker_numbers(m.group(1)):
             said = out.setdefault(n, [])
             said.extend(x for x in sentences if x and x not in said)
     return out
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """The sentences of ``text`` as (start, end) offsets."""
-    spans: list[tuple[int, int]] = []
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after each sentence boundary (the last piece may have none)."""
+    pieces: list[str] = []
     start = 0
     for b in _BOUNDARY.finditer(text):
-        spans.append((start, b.end()))
+        pieces.append(text[start : b.end()])
         start = b.end()
     if text[start:].strip():
-        spans.append((start, len(text)))
-    return spans
+        pieces.append(text[start:])
+    return pieces
 
 
 def _sentence_start(text: str) -> int:

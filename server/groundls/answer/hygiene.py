@@ -22,7 +22,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from groundls.answer.citations import (
     MARKER,
@@ -325,11 +325,8 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
     excerpt shares under ``WEAK`` of the sentence's words, another shares at least ``STRONG``
     and at least twice as much."""
     moves: list[tuple[int, int]] = []
-    out: list[str] = []
-    last = 0
-    for m in MARKER.finditer(text):
-        sentence = _sentence_around(text, m.start(), m.end())
-        nums = marker_numbers(m.group(1))
+
+    def fix(nums: list[int], sentence: str) -> list[int]:
         fixed: list[int] = []
         for n in nums:
             target = _better(sentence, n, excerpts)
@@ -337,11 +334,25 @@ def repoint_citations(text: str, excerpts: Mapping[int, str]) -> tuple[str, list
                 moves.append((n, target))
             if target not in fixed:
                 fixed.append(target)
+        return fixed
+
+    return _each_citation(text, fix), moves
+
+
+def _each_citation(text: str, fix: Callable[[list[int], str], list[int]]) -> str:
+    """``text`` with each citation marker's numbers replaced by ``fix(numbers, sentence)``
+    (``sentence``: what the marker cites, see :func:`_sentence_around`); a marker whose numbers
+    stay is kept as written."""
+    out: list[str] = []
+    last = 0
+    for m in MARKER.finditer(text):
+        nums = marker_numbers(m.group(1))
+        fixed = fix(nums, _sentence_around(text, m.start(), m.end()))
         out.append(text[last : m.start()])
         out.append(m.group(0) if fixed == nums else "[" + ", ".join(map(str, fixed)) + "]")
         last = m.end()
     out.append(text[last:])
-    return "".join(out), moves
+    return "".join(out)
 
 
 def cite_better_ranked(
@@ -353,35 +364,30 @@ def cite_better_ranked(
     citations gained an excerpt."""
     asked = stemmed_features(question)
     added = 0
-    out: list[str] = []
-    last = 0
-    for m in MARKER.finditer(text):
-        nums = marker_numbers(m.group(1))
-        sentence = _sentence_around(text, m.start(), m.end())
+
+    def fix(nums: list[int], sentence: str) -> list[int]:
+        nonlocal added
         first = nums[0] if nums else 0
-        better = None
-        if first in excerpts:
-            own = overlap(sentence, excerpts[first], ignore=asked, empty=0.0)
-            better = next(
-                (
-                    n
-                    for n in sorted(excerpts)
-                    if n < first
-                    and n not in nums
-                    and (share := overlap(sentence, excerpts[n], ignore=asked, empty=0.0)) >= STRONG
-                    and share >= own
-                ),
-                None,
-            )
-        out.append(text[last : m.start()])
+        if first not in excerpts:
+            return nums
+        own = overlap(sentence, excerpts[first], ignore=asked, empty=0.0)
+        better = next(
+            (
+                n
+                for n in sorted(excerpts)
+                if n < first
+                and n not in nums
+                and (share := overlap(sentence, excerpts[n], ignore=asked, empty=0.0)) >= STRONG
+                and share >= own
+            ),
+            None,
+        )
         if better is None:
-            out.append(m.group(0))
-        else:
-            out.append("[" + ", ".join(map(str, [better, *nums])) + "]")
-            added += 1
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out), added
+            return nums
+        added += 1
+        return [better, *nums]
+
+    return _each_citation(text, fix), added
 
 
 #: Code quoted in backticks: an expression such as ``shlex.shlex(s, posix=True)`` or
@@ -404,25 +410,19 @@ def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int
     how many citations changed."""
     flat = {n: " ".join(body.split()) for n, body in excerpts.items()}
     changed = 0
-    out: list[str] = []
-    last = 0
-    for m in MARKER.finditer(text):
-        nums = marker_numbers(m.group(1))
-        quotes = quoted_code(_sentence_around(text, m.start(), m.end()))
-        source = None
-        if quotes and nums and nums[0] in flat and not any(q in flat[nums[0]] for q in quotes):
-            holders = [n for n in sorted(flat) if any(q in flat[n] for q in quotes)]
-            if len(holders) == 1:
-                source = holders[0]
-        out.append(text[last : m.start()])
-        if source is None:
-            out.append(m.group(0))
-        else:
-            out.append("[" + ", ".join(map(str, [source, *(n for n in nums if n != source)])) + "]")
-            changed += 1
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out), changed
+
+    def fix(nums: list[int], sentence: str) -> list[int]:
+        nonlocal changed
+        quotes = quoted_code(sentence)
+        if not (quotes and nums and nums[0] in flat) or any(q in flat[nums[0]] for q in quotes):
+            return nums
+        holders = [n for n in sorted(flat) if any(q in flat[n] for q in quotes)]
+        if len(holders) != 1:
+            return nums
+        changed += 1
+        return [holders[0], *(n for n in nums if n != holders[0])]
+
+    return _each_citation(text, fix), changed
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
