@@ -1,7 +1,9 @@
 from groundls.answer.hygiene import (
     LabelFilter,
+    asked_definition,
     best_source,
     cite_better_ranked,
+    cite_definition_first,
     cite_quoted_source,
     drop_foreign_pastes,
     drop_lead_in,
@@ -10,6 +12,11 @@ from groundls.answer.hygiene import (
     repoint_citations,
     strip_labels,
 )
+from groundls.results import Hit
+
+
+def _hit(title: str, kind: str = "code", text_type: str = "method") -> Hit:
+    return Hit("0" * 16, "src/a.py", 1, 9, kind, "python", text_type, title, (), "")
 
 
 def test_an_echoed_label_line_is_dropped():
@@ -300,3 +307,39 @@ def test_a_quote_found_in_two_excerpts_moves_no_citation():
         "Run it as `python -m pkg` [1].",
         0,
     )
+
+
+def test_asked_about_a_symbol_the_answer_cites_its_definition_first():
+    hits = {
+        1: _hit("Ensuring Object Creation", kind="doc", text_type="section"),
+        2: _hit("click.core.Context.ensure_object"),
+        3: _hit("click.core.Context.find_object"),
+    }
+    definition = asked_definition("What does Context.ensure_object do when it is missing?", hits)
+    assert definition == 2
+    text = "It creates the object and stores it in the innermost context [1]. See also [3]."
+    assert cite_definition_first(text, definition) == (
+        "It creates the object and stores it in the innermost context [2, 1]. See also [3].",
+        1,
+    )
+    # already first: unchanged
+    assert cite_definition_first("It creates it [2, 1].", definition)[1] == 0
+
+
+def test_a_qualified_name_is_matched_before_its_last_part():
+    hits = {
+        1: _hit("click.exceptions.ClickException.show"),
+        2: _hit("click.exceptions.UsageError.show"),
+    }
+    assert asked_definition("What does UsageError.show print?", hits) == 2
+    assert asked_definition("Rack::Response", {1: _hit("rack.Rack.Response", text_type="class")})
+
+
+def test_no_definition_is_chosen_when_none_or_several_excerpts_define_the_name():
+    hits = {1: _hit("a.Reader.read_all"), 2: _hit("b.Writer.read_all")}
+    assert asked_definition("How does read_all() behave?", hits) is None
+    assert asked_definition("How does write_all() behave?", hits) is None
+    # a module, a window of lines or a later outline part does not define what it names
+    partial = {1: _hit("a.Reader", text_type="members"), 2: _hit("a.Reader", text_type="module")}
+    assert asked_definition("Reader", partial) is None
+    assert cite_definition_first("It reads [1].", None) == ("It reads [1].", 0)

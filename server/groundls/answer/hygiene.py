@@ -9,6 +9,8 @@
   the code, a passage repeated in two chapters): the better-ranked one is cited first.
 - It quotes a code expression from one excerpt and cites another: the one it quotes is cited
   first.
+- Asked about a named symbol ("What does Context.ensure_object do?"), it cites first a guide
+  that describes it rather than the excerpt that defines it: the definition is cited first.
 - Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
   pasting an English excerpt: such a paragraph is dropped.
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
@@ -32,6 +34,8 @@ from groundls.answer.citations import (
     stemmed_features,
 )
 from groundls.chunkers.textrules import is_cjk
+from groundls.results import Hit
+from groundls.search.query import analyse
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
 _LABEL = re.compile(
@@ -423,6 +427,46 @@ def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int
         return [holders[0], *(n for n in nums if n != holders[0])]
 
     return _each_citation(text, fix), changed
+
+
+#: Code chunks that define what their title names (not a module, a window of lines, the later
+#: parts of a long type's outline, or an extension of a type defined elsewhere).
+_DEFINING = {"class", "function", "method"}
+_QUALIFIER = re.compile(r"::|#|->")
+
+
+def asked_definition(question: str, hits: Mapping[int, Hit]) -> int | None:
+    """The excerpt that defines the symbol ``question`` names, when exactly one excerpt does.
+    A qualified name (``Context.ensure_object``, ``Rack::Response``) is looked up before its last
+    part; a name that several excerpts define has no one definition."""
+    names = {_QUALIFIER.sub(".", name) for name in analyse(question).names}
+    qualified = {name for name in names if "." in name}
+    for group in (qualified, names - qualified):
+        defining = [n for n in sorted(hits) if _defines(hits[n], group)]
+        if defining:
+            return defining[0] if len(defining) == 1 else None
+    return None
+
+
+def _defines(hit: Hit, names: Collection[str]) -> bool:
+    if hit.kind != "code" or hit.text_type not in _DEFINING:
+        return False
+    return any(hit.title == name or hit.title.endswith("." + name) for name in names)
+
+
+def cite_definition_first(text: str, definition: int | None) -> tuple[str, int]:
+    """Put ``definition`` (see :func:`asked_definition`) first in the answer's first citation:
+    asked about a symbol, the reader's first link should be where it is defined, even when the
+    model took its words from a guide describing it. Returns the text and 1 when it changed."""
+    first = MARKER.search(text)
+    if definition is None or first is None:
+        return text, 0
+    nums = marker_numbers(first.group(1))
+    if nums[:1] == [definition]:
+        return text, 0
+    fixed = [definition, *(n for n in nums if n != definition)]
+    marker = "[" + ", ".join(map(str, fixed)) + "]"
+    return text[: first.start()] + marker + text[first.end() :], 1
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:

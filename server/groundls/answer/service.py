@@ -464,6 +464,8 @@ class AnswerService:
         answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
         answer_text, preferred = hygiene.cite_better_ranked(answer_text, bodies, question)
         answer_text, quoted = hygiene.cite_quoted_source(answer_text, bodies)
+        definition = hygiene.asked_definition(question, {e.n: e.hit for e in excerpts})
+        answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {
@@ -471,6 +473,7 @@ class AnswerService:
             "moved_citations": len(moves),
             "better_ranked_citations": preferred,
             "quoted_source_citations": quoted,
+            "definition_citations": defined,
             "pasted_paragraphs": pasted_away,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
