@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -178,8 +179,12 @@ def test_cli_ask_json_and_history(ws_root, index_dir, service, cli_config):
     assert any(r["question"] == "Where do we retry failed uploads?" for r in records)
 
 
-def test_cli_ask_streams_text_then_lists_sources(ws_root, index_dir, service, cli_config):
+def test_cli_ask_streams_text_to_a_terminal_then_lists_sources(
+    ws_root, index_dir, service, cli_config
+):
+    # a pseudo-terminal: the answer is streamed to a terminal only (piped, only the checked one)
     env = dict(os.environ, GROUNDLS_INDEX_DIR=str(index_dir))
+    terminal, child_end = pty.openpty()
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -192,15 +197,22 @@ def test_cli_ask_streams_text_then_lists_sources(ws_root, index_dir, service, cl
             cli_config,
             "ログレベルはどこで変更しますか？",
         ],
-        stdout=subprocess.PIPE,
+        stdout=child_end,
         stderr=subprocess.PIPE,
         env=env,
     )
-    assert proc.stdout is not None
+    os.close(child_end)
     reads: list[bytes] = []
-    while chunk := proc.stdout.read1(65536):
+    while True:
+        try:
+            chunk = os.read(terminal, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
         reads.append(chunk)
     proc.wait(timeout=900)
+    os.close(terminal)
     text = b"".join(reads).decode()
     assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
     assert len(reads) > 2, "the answer was not streamed"

@@ -1,5 +1,5 @@
-"""What ``groundls ask`` prints on a terminal: the streamed answer and, when the service judged it
-afterwards, the verdict."""
+"""What ``groundls ask`` prints: on a terminal the answer as it is written, replaced by the
+checked answer when the service changed it afterwards; elsewhere only the checked answer."""
 
 from __future__ import annotations
 
@@ -26,8 +26,15 @@ class FakeWorkspace:
         self.answers = answers
 
 
-def printed(monkeypatch, streamed: list[str], final: Answer) -> str:
-    out = io.StringIO()
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def printed(monkeypatch, streamed: list[str], final: Answer, *, terminal: bool = False) -> str:
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("LINES", "10")
+    out = Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(cli_ask.sys, "stdout", out)
     monkeypatch.setattr(cli_ask.sys, "stderr", io.StringIO())
     ws = FakeWorkspace(FakeAnswers(streamed, final))
@@ -35,22 +42,46 @@ def printed(monkeypatch, streamed: list[str], final: Answer) -> str:
     return out.getvalue()
 
 
-def test_a_streamed_reply_judged_unsupported_is_followed_by_the_verdict(monkeypatch):
+def test_a_streamed_reply_judged_unsupported_is_replaced_by_the_verdict(monkeypatch):
+    final = Answer(NOT_FOUND, False, "en", "llm")
+    streamed = ["Likely: leave is ", "described in [1]."]
+    text = printed(monkeypatch, streamed, final, terminal=True)
+    # written as it came, then the cursor goes back to its start and the screen below is cleared
+    assert text == "Likely: leave is described in [1]." + "\r\x1b[J" + NOT_FOUND + "\n"
+
+
+def test_a_repaired_answer_replaces_all_the_rows_it_was_streamed_on(monkeypatch):
+    cite = Citation(1, "c" * 16, "src/sessions.py", 38, 85, "SessionMiddleware")
+    final = Answer("クッキーは sessions.py で署名される [1]。", True, "ja", "llm", citations=[cite])
+    # on a 40-column terminal each line takes two rows (51 and 42 columns: wide characters
+    # take two), so the cursor goes up three rows from the last
+    streamed = ["クッキーは [1] src/sessions.py:38-85 で署名される。\n", "あ" * 21]
+    text = printed(monkeypatch, streamed, final, terminal=True)
+    assert "\r\x1b[3A\x1b[J" + final.answer + "\n" in text
+    assert text.endswith("Sources:\n  [1] src/sessions.py:38-85  SessionMiddleware\n")
+
+
+def test_a_reply_taller_than_the_screen_is_followed_by_the_checked_answer(monkeypatch):
+    final = Answer("Uploads are retried [1].", True, "en", "llm")
+    streamed = ["line\n" * 12, "Uploads are retried [2]."]
+    text = printed(monkeypatch, streamed, final, terminal=True)
+    assert "\x1b[" not in text and text.endswith("[2].\n\nUploads are retried [1].\n")
+
+
+def test_off_a_terminal_only_the_checked_answer_is_printed(monkeypatch):
     final = Answer(NOT_FOUND, False, "en", "llm")
     text = printed(monkeypatch, ["Likely: leave is ", "described in [1]."], final)
-    assert text.startswith("Likely: leave is described in [1].")
-    assert text.rstrip().endswith(NOT_FOUND)
-    assert "Sources:" not in text
+    assert text == NOT_FOUND + "\n"
 
 
 def test_a_model_that_says_not_found_itself_is_printed_once(monkeypatch):
     final = Answer(NOT_FOUND, False, "en", "llm")
-    assert printed(monkeypatch, [NOT_FOUND], final).count(NOT_FOUND) == 1
+    assert printed(monkeypatch, [NOT_FOUND], final, terminal=True) == NOT_FOUND + "\n"
 
 
 def test_a_found_answer_is_printed_once_with_its_sources(monkeypatch):
     cite = Citation(1, "c" * 16, "src/upload.py", 10, 16, "retry_upload")
     final = Answer("Uploads are retried [1].", True, "en", "llm", citations=[cite])
-    text = printed(monkeypatch, ["Uploads are retried [1]."], final)
-    assert text.count("Uploads are retried") == 1
+    text = printed(monkeypatch, ["Uploads are retried [1]."], final, terminal=True)
+    assert text.count("Uploads are retried") == 1 and "\x1b[" not in text
     assert "Sources:\n  [1] src/upload.py:10-16" in text

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import unicodedata
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
@@ -61,27 +63,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def _interactive(workspace: Workspace, question: str, filters: SearchFilters) -> int:
     out = sys.stdout
     err = sys.stderr
-    tty = err.isatty()
+    live = out.isatty()
 
     def on_sources(sources: list[Citation]) -> None:
         # the model needs seconds before its first word; show where the answer will come from
-        if tty and sources:
+        if err.isatty() and sources:
             err.write("Reading: " + ", ".join(f"[{c.n}] {c.path}" for c in sources) + "\n")
             err.flush()
 
     streamed: list[str] = []
 
     def on_token(text: str) -> None:
+        # on a terminal the answer is shown as it is written; elsewhere only the checked one
         streamed.append(text)
-        out.write(text)
-        out.flush()
+        if live:
+            out.write(text)
+            out.flush()
 
     ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
-    shown = "".join(streamed).strip()
-    if shown and ans.mode == "llm" and not ans.found and not ans.answer.startswith(shown):
-        # the streamed reply was judged afterwards (no citation supports it): the verdict, the
-        # final answer, goes below it
-        out.write("\n\n" + ans.answer)
+    shown = "".join(streamed) if live else ""
+    if not _same_text(shown, ans.answer):
+        # the service checks the reply once it is written (citations re-pointed, an echoed label
+        # dropped, or judged unsupported): the checked answer replaces what was shown
+        out.write(_replacement(shown, ans.answer) if shown else ans.answer)
     if not ans.answer.endswith("\n"):
         out.write("\n")
     if ans.cut and ans.notice:
@@ -97,6 +101,32 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
             out.write(f"  [{c.n}] {c.path}:{c.start_line}-{c.end_line}{title}{weak}\n")
     out.flush()
     return 0
+
+
+def _same_text(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
+def _replacement(shown: str, answer: str) -> str:
+    """What to write after ``shown`` so the terminal holds ``answer`` instead: the cursor goes
+    back to where ``shown`` began and clears the screen below, when all of ``shown`` is still on
+    the screen; otherwise the answer follows below it."""
+    size = shutil.get_terminal_size()
+    rows = _rows(shown, size.columns)
+    if rows >= size.lines:
+        return "\n\n" + answer
+    up = f"\x1b[{rows - 1}A" if rows > 1 else ""
+    return f"\r{up}\x1b[J{answer}"
+
+
+def _rows(text: str, columns: int) -> int:
+    """How many terminal rows ``text`` takes when lines wrap at ``columns`` (East Asian wide
+    characters take two columns)."""
+    rows = 0
+    for line in text.split("\n"):
+        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+        rows += max(1, -(-width // max(columns, 1)))
+    return rows
 
 
 def _batch(workspace: Workspace, filters: SearchFilters, stdin: TextIO, stdout: TextIO) -> int:
