@@ -52,6 +52,13 @@ def test_index_skips_secrets_ignored_binary_and_invalid_utf8(search_ws, tmp_path
     )
 
 
+def test_stats_count_an_empty_file_as_empty(search_ws, tmp_path, fake_embedders):
+    (search_ws / "src" / "empty.py").write_text("")
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    assert workspace.stats()["files_by_kind"] == {"code": 2, "doc": 2, "empty": 1}
+
+
 def test_secret_files_are_indexed_only_after_opting_in(search_ws, tmp_path, fake_embedders):
     workspace = open_workspace(search_ws, tmp_path, fake_embedders, indexSecrets=True)
     workspace.index()

@@ -11,7 +11,12 @@ def index_stats(conn: Any) -> dict[str, Any]:
     by_language = dict(
         conn.execute("SELECT language, COUNT(*) FROM chunks GROUP BY language").fetchall()
     )
-    files_by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM files GROUP BY kind").fetchall())
+    # a file that gives no chunk (an empty one) has no kind
+    files_by_kind = dict(
+        conn.execute(
+            "SELECT COALESCE(NULLIF(kind, ''), 'empty'), COUNT(*) FROM files GROUP BY 1"
+        ).fetchall()
+    )
     skipped = dict(conn.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason").fetchall())
     lengths = [r[0] for r in conn.execute("SELECT length(text) FROM chunks").fetchall()]
     return {
