@@ -120,6 +120,8 @@ class DefinitionFinder:
             inner = node.child_by_field_name(
                 "definition" if t == "decorated_definition" else "declaration"
             )
+            if inner is None and t == "export_statement":
+                return _exported_function(node.child_by_field_name("value"))
             return self._classify(inner, in_class) if inner is not None else None
         if t == "template_declaration":
             for child in reversed(node.named_children):
@@ -509,6 +511,21 @@ def assigned_name(assignment: Node, function: Node) -> str:
     if not parts or parts[-1] in ("exports", "module") or not _PLAIN_NAME.fullmatch(left):
         return node_text(function.child_by_field_name("name"))
     return ".".join(parts)
+
+
+def _exported_function(value: Node | None) -> tuple[str, Node, str] | None:
+    """The function a JavaScript module exports as an expression: ``export default function
+    () {…}``, or one chosen when the module loads, ``export default isSupported && function
+    httpAdapter(config) {…}`` (axios's adapters). Named by its own name, else ``default``."""
+    while value is not None and value.type in ("binary_expression", "parenthesized_expression"):
+        if value.type == "binary_expression":
+            value = value.child_by_field_name("right")
+        else:
+            value = value.named_children[0] if value.named_children else None
+    if value is None or value.type not in FUNCTION_VALUES:
+        return None
+    name = value.child_by_field_name("name")
+    return ("function", value, node_text(name) if name is not None else "default")
 
 
 def _same_function(a: Definition, b: Definition) -> bool:

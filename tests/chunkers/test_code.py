@@ -397,6 +397,29 @@ def test_functions_assigned_to_properties_are_definitions_named_as_called():
     assert get.symbol == "get" and get.start_line == line_of(text, "/**", 20)
 
 
+def test_a_function_exported_as_an_expression_is_a_definition():
+    # axios's adapters: ``export default isSupported && function httpAdapter(config) {…}``
+    body = "\n".join(
+        f"    const step{i} = await stage{i}(config, step{i - 1});" for i in range(1, 40)
+    )
+    text = (
+        "function resolveFamily(address) {\n  return address.family;\n}\n\n"
+        "export default isHttpAdapterSupported && function httpAdapter(config) {\n"
+        "  return wrapAsync(async function dispatch(resolve, reject) {\n"
+        f"    const step0 = config;\n{body}\n"
+        "    req.setTimeout(config.timeout, () => reject(new Error('timeout')));\n"
+        "  });\n}\n"
+    )
+    chunks = chunk_file("lib/adapters/http.js", text)
+    adapter = [c for c in chunks if c.title == "http.httpAdapter"]
+    assert adapter and all(c.text_type == "function" for c in adapter)
+    assert any("req.setTimeout" in c.text for c in adapter)
+    assert {c.text_type for c in chunks} == {"function"}  # no module windows left over
+    # an anonymous one is the module's default export
+    anonymous = "export default isXHRSupported && (function (config) {\n" + body + "\n});\n"
+    assert {c.title for c in chunk_file("lib/adapters/xhr.js", anonymous)} == {"xhr.default"}
+
+
 def test_java_class_header_has_fields_and_member_signatures_but_no_bodies():
     chunks = chunk_file("src/main/java/com/example/store/Inventory.java", read("Inventory.java"))
     header = only(chunks, "com.example.store.Inventory")
