@@ -21,6 +21,23 @@ def test_the_definition_of_a_queried_symbol_is_boosted_most_exact_case_first():
     assert signals.multiplier(q, hit, "request", other_case=False) == 1.0
 
 
+def test_a_qualified_name_boosts_its_own_definition_over_a_namesakes():
+    def method(title: str) -> Hit:
+        return Hit("0" * 16, "src/lib.rs", 1, 5, "code", "rust", "method", title, (), "")
+
+    q = analyse("Router::route")
+    own, namesake = method("routing.Router.route"), method("path_router.PathRouter.route")
+    assert signals.multiplier(q, own, "route") == signals.DEFINES_QUERIED_SYMBOL
+    assert signals.multiplier(q, namesake, "route") == signals.DEFINES_MENTIONED_SYMBOL
+    # a qualifier's parts need not be adjacent: ``click.echo`` is ``click.utils.echo``
+    assert signals.qualified_as_asked(analyse("click.echo"), method("click.utils.echo"), "echo")
+    # in a question too, the namesake is one step weaker
+    asked = analyse("What does Context.ensure_object do?")
+    meant = signals.multiplier(asked, method("core.Context.ensure_object"), "ensure_object")
+    other = signals.multiplier(asked, method("core.Group.ensure_object"), "ensure_object")
+    assert meant == signals.DEFINES_MENTIONED_SYMBOL and 1.0 < other < meant
+
+
 def test_a_source_file_is_placed_by_its_stem_and_folders():
     q = analyse("where is the router middleware set up?")
     assert signals.place_matches(q, code("src/middleware/router.go")) == 2

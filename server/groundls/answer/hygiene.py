@@ -35,7 +35,8 @@ from groundls.answer.citations import (
 )
 from groundls.chunkers.textrules import is_cjk
 from groundls.results import Hit
-from groundls.search.query import analyse
+from groundls.search.query import Query, analyse
+from groundls.search.signals import qualified_as_asked
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
 _LABEL = re.compile(
@@ -432,26 +433,22 @@ def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int
 #: Code chunks that define what their title names (not a module, a window of lines, the later
 #: parts of a long type's outline, or an extension of a type defined elsewhere).
 _DEFINING = {"class", "function", "method"}
-_QUALIFIER = re.compile(r"::|#|->")
 
 
 def asked_definition(question: str, hits: Mapping[int, Hit]) -> int | None:
-    """The excerpt that defines the symbol ``question`` names, when exactly one excerpt does.
-    A qualified name (``Context.ensure_object``, ``Rack::Response``) is looked up before its last
-    part; a name that several excerpts define has no one definition."""
-    names = {_QUALIFIER.sub(".", name) for name in analyse(question).names}
-    qualified = {name for name in names if "." in name}
-    for group in (qualified, names - qualified):
-        defining = [n for n in sorted(hits) if _defines(hits[n], group)]
-        if defining:
-            return defining[0] if len(defining) == 1 else None
-    return None
+    """The excerpt that defines the symbol ``question`` names, when exactly one excerpt does. A
+    qualified name (``Context.ensure_object``, ``Rack::Response``) means the definition its
+    qualifier names (see :func:`signals.qualified_as_asked`)."""
+    query = analyse(question)
+    defining = [n for n in sorted(hits) if _defines(hits[n], query)]
+    return defining[0] if len(defining) == 1 else None
 
 
-def _defines(hit: Hit, names: Collection[str]) -> bool:
+def _defines(hit: Hit, query: Query) -> bool:
     if hit.kind != "code" or hit.text_type not in _DEFINING:
         return False
-    return any(hit.title == name or hit.title.endswith("." + name) for name in names)
+    symbol = hit.title.rsplit(".", 1)[-1]
+    return symbol in query.qualifiers and qualified_as_asked(query, hit, symbol)
 
 
 def cite_definition_first(text: str, definition: int | None) -> tuple[str, int]:

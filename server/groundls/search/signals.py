@@ -189,6 +189,9 @@ def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) 
     factor = 1.0
     if symbol and symbol in query.names:
         factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
+        if not qualified_as_asked(query, hit, symbol):
+            # ``Router::route`` asked, ``PathRouter::route`` found: a namesake, one step weaker
+            factor /= DEFINES_QUERIED_SYMBOL / DEFINES_MENTIONED_SYMBOL
     elif other_case and symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
@@ -198,6 +201,18 @@ def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) 
     if not (query.words & _ASKS_FOR_NOISE):
         factor *= noise(hit.path)
     return factor
+
+
+def qualified_as_asked(query: Query, hit: Hit, symbol: str) -> bool:
+    """Whether a definition of ``symbol`` is the one the query means: the name is written bare,
+    or every part of a qualifier it is written with is among the parts of the definition's
+    qualified title (``Router::route`` means ``routing.Router.route``, not
+    ``routing.PathRouter.route``; ``click.echo`` means ``click.utils.echo``)."""
+    asked = query.qualifiers.get(symbol)
+    if not asked:
+        return True
+    own = {part.lower() for part in hit.title.split(".")[:-1]}
+    return any(all(part in own for part in qualifier) for qualifier in asked)
 
 
 def unit(hit: Hit) -> str:
