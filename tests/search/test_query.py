@@ -28,3 +28,11 @@ def test_adjacent_words_are_also_the_one_name_code_would_write():
     assert analyse("which IP address is trusted").compounds == ("ipaddress",)
     # an identifier is a name already, and one letter is not a word
     assert analyse("ZodObject shape and z.pipe output").compounds == ("pipeoutput",)
+
+
+def test_each_name_is_kept_with_the_qualifier_it_is_written_with():
+    q = analyse("Router::route vs app.Router.route and `route_layer`")
+    assert sorted(q.qualifiers("route")) == [("app", "router"), ("router",)]
+    assert q.qualifiers("route_layer") == [()] and q.qualifiers("missing") == []
+    # a query stays a value: equal for the same text, usable as a key
+    assert hash(q) == hash(analyse("Router::route vs app.Router.route and `route_layer`"))

@@ -448,7 +448,7 @@ def _defines(hit: Hit, query: Query) -> bool:
     if hit.kind != "code" or hit.text_type not in _DEFINING:
         return False
     symbol = hit.title.rsplit(".", 1)[-1]
-    return symbol in query.qualifiers and qualified_as_asked(query, hit, symbol)
+    return bool(query.qualifiers(symbol)) and qualified_as_asked(query, hit, symbol)
 
 
 def cite_definition_first(text: str, definition: int | None) -> tuple[str, int]:

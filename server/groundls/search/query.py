@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from groundls.chunkers.textrules import STOPWORDS, is_cjk, split_identifier
 from groundls.index.terms import query_terms
@@ -44,9 +44,13 @@ class Query:
     compounds: tuple[str, ...] = ()
     #: quoted text of several words, searched as an exact phrase (``'did you mean'``)
     phrases: tuple[str, ...] = ()
-    #: the qualifiers each name is written with (``Router::route`` -> ``{"route": (("router",),)}``;
-    #: ``()`` for a name written bare): which ``route`` is meant
-    qualifiers: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    #: each name as written: (name, its qualifier's parts, lower-cased), ``Router::route`` ->
+    #: ``("route", ("router",))``, a bare name with ``()``: which ``route`` is meant
+    written: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
+
+    def qualifiers(self, name: str) -> list[tuple[str, ...]]:
+        """The qualifiers ``name`` is written with (``()`` when bare); empty when not named."""
+        return [qualifier for written, qualifier in self.written if written == name]
 
 
 def analyse(text: str) -> Query:
@@ -55,7 +59,7 @@ def analyse(text: str) -> Query:
     is_symbol = bool(_SYMBOL_QUERY.fullmatch(stripped)) and " " not in stripped
     identifiers: set[str] = set()
     names: set[str] = set()
-    qualifiers: dict[str, set[tuple[str, ...]]] = {}
+    written: set[tuple[str, tuple[str, ...]]] = set()
     for token in _TOKEN.findall(text):
         parts = re.split(r"\.|::|#|->", token)
         looks_like_code = (
@@ -70,7 +74,7 @@ def analyse(text: str) -> Query:
             # qualifiers are where it lives, which the keyword lists already match
             names.add(parts[-1])
             names.add(token)
-            qualifiers.setdefault(parts[-1], set()).add(tuple(p.lower() for p in parts[:-1]))
+            written.add((parts[-1], tuple(p.lower() for p in parts[:-1])))
             identifiers.update(name.lower() for name in names)
     words = {
         part
@@ -88,7 +92,7 @@ def analyse(text: str) -> Query:
         terms=tuple(query_terms(text)),
         compounds=compounds(text),
         phrases=quoted_phrases(text),
-        qualifiers={name: tuple(sorted(q)) for name, q in qualifiers.items()},
+        written=frozenset(written),
     )
 
 

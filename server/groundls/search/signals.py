@@ -208,7 +208,7 @@ def qualified_as_asked(query: Query, hit: Hit, symbol: str) -> bool:
     or every part of a qualifier it is written with is among the parts of the definition's
     qualified title (``Router::route`` means ``routing.Router.route``, not
     ``routing.PathRouter.route``; ``click.echo`` means ``click.utils.echo``)."""
-    asked = query.qualifiers.get(symbol)
+    asked = query.qualifiers(symbol)
     if not asked:
         return True
     own = {part.lower() for part in hit.title.split(".")[:-1]}
