@@ -432,7 +432,7 @@ def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int
 
 #: Code chunks that define what their title names (not a module, a window of lines, the later
 #: parts of a long type's outline, or an extension of a type defined elsewhere).
-_DEFINING = {"class", "function", "method"}
+_DEFINING = frozenset({"class", "function", "method"})
 
 
 def asked_definition(question: str, hits: Mapping[int, Hit]) -> int | None:
