@@ -354,10 +354,15 @@ def _each_citation(text: str, fix: Callable[[list[int], str], list[int]]) -> str
         nums = marker_numbers(m.group(1))
         fixed = fix(nums, _sentence_around(text, m.start(), m.end()))
         out.append(text[last : m.start()])
-        out.append(m.group(0) if fixed == nums else "[" + ", ".join(map(str, fixed)) + "]")
+        out.append(m.group(0) if fixed == nums else _marker(fixed))
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+def _marker(numbers: Sequence[int]) -> str:
+    """A citation marker as the repairs write it: ``[2, 1]``."""
+    return "[" + ", ".join(map(str, numbers)) + "]"
 
 
 def cite_better_ranked(
@@ -461,9 +466,8 @@ def cite_definition_first(text: str, definition: int | None) -> tuple[str, int]:
     nums = marker_numbers(first.group(1))
     if nums[:1] == [definition]:
         return text, 0
-    fixed = [definition, *(n for n in nums if n != definition)]
-    marker = "[" + ", ".join(map(str, fixed)) + "]"
-    return text[: first.start()] + marker + text[first.end() :], 1
+    fixed = _marker([definition, *(n for n in nums if n != definition)])
+    return text[: first.start()] + fixed + text[first.end() :], 1
 
 
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
