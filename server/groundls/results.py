@@ -33,6 +33,11 @@ class Hit:
         return ""
 
 
+#: The most hits a search or "similar" lookup returns, and the most excerpts an answer reads.
+MAX_K = 100
+MAX_ASK_K = 50
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """What a search may return: how many hits and which paths, languages and kinds.

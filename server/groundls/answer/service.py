@@ -25,7 +25,15 @@ from groundls.answer.prompt import (
 from groundls.answer.rewrite import QueryRewriter
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
-from groundls.results import Answer, AnswerError, Citation, Hit, SearchFilters, SearchResult
+from groundls.results import (
+    MAX_ASK_K,
+    Answer,
+    AnswerError,
+    Citation,
+    Hit,
+    SearchFilters,
+    SearchResult,
+)
 
 log = logging.getLogger("groundls.answer")
 
@@ -219,8 +227,10 @@ class AnswerService:
             raise AnswerError(f"the question is too long (over {_MAX_QUESTION_CHARS} characters)")
         filters = filters or SearchFilters()
         k = filters.k
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 50):
-            raise AnswerError("k must be an integer from 1 to 50")
+        if k is not None and (
+            not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > MAX_ASK_K
+        ):
+            raise AnswerError(f"k must be an integer from 1 to {MAX_ASK_K}")
         t0 = time.perf_counter()
         language = detect_language(question)
         found = self.workspace.search(question, replace(filters, k=k or self.config.k))

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 
 from groundls import wire
 from groundls.cli.common import CliError, add_common, add_filters, filters_of, open_workspace
-from groundls.results import AnswerError, Citation, SearchFilters
+from groundls.results import MAX_ASK_K, AnswerError, Citation, SearchFilters
 from groundls.workspace import Workspace
 
 
@@ -41,10 +41,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         raise CliError("--batch reads questions from stdin; do not also give one")
     if not args.batch and not question:
         raise CliError("a question is required, e.g. groundls ask 'where do we retry uploads?'")
-    if args.k is not None and not 1 <= args.k <= 50:
-        raise CliError("-k must be from 1 to 50")
+    filters = filters_of(args, args.k, MAX_ASK_K)
     workspace = open_workspace(args)
-    filters = filters_of(args, args.k)
     try:
         if args.batch:
             return _batch(workspace, filters, sys.stdin, sys.stdout)

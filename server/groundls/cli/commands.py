@@ -14,6 +14,7 @@ from groundls.cli.common import (
     CliError,
     add_common,
     add_filters,
+    checked_k,
     filters_of,
     load_config,
     open_workspace,
@@ -140,6 +141,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
     path, _, line = args.target.rpartition(":")
     if not path or not line.isdigit():
         raise CliError(f"expected PATH:LINE, got {args.target!r}")
+    checked_k(args.k)
     workspace = open_workspace(args)
     try:
         rel = relative_path(workspace.root, path)

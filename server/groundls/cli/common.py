@@ -21,7 +21,7 @@ from rich.progress import (
 )
 
 from groundls.config import Config
-from groundls.results import IndexProgress, IndexReport, SearchFilters, WorkspaceError
+from groundls.results import MAX_K, IndexProgress, IndexReport, SearchFilters, WorkspaceError
 from groundls.workspace import Workspace
 
 #: Deep-tier chunks embedded between progress-bar updates.
@@ -60,14 +60,21 @@ def add_filters(p: argparse.ArgumentParser) -> None:
     )
 
 
-def filters_of(args: argparse.Namespace, k: int | None) -> SearchFilters:
-    """The search filters given on the command line."""
+def filters_of(args: argparse.Namespace, k: int | None, most: int = MAX_K) -> SearchFilters:
+    """The search filters given on the command line (``-k`` from 1 to ``most``)."""
+    checked_k(k, most)
     return SearchFilters.of(
         k,
         getattr(args, "paths", None),
         getattr(args, "languages", None),
         getattr(args, "kinds", None),
     )
+
+
+def checked_k(k: int | None, most: int = MAX_K) -> None:
+    """A clear error for ``-k`` out of range (1 to ``most``)."""
+    if k is not None and not 1 <= k <= most:
+        raise CliError(f"-k must be from 1 to {most}, got {k}")
 
 
 def load_config(args: argparse.Namespace) -> Config:

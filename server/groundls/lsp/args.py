@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from groundls.chunkers.base import CHUNK_ID_RE, KINDS
-from groundls.results import SearchFilters
+from groundls.results import MAX_ASK_K, MAX_K, SearchFilters
 from groundls.typed import Invalid, describe, structure
 
 SEARCH = "groundls.search"
@@ -22,8 +22,6 @@ REFERENCE = "groundls.reference"
 STATUS = "groundls.status"
 HISTORY = "groundls.history"
 
-MAX_K = 100
-MAX_ASK_K = 50
 
 A = TypeVar("A")
 
