@@ -4,6 +4,7 @@ checked answer when the service changed it afterwards; elsewhere only the checke
 from __future__ import annotations
 
 import io
+import logging
 
 from groundls.cli import ask as cli_ask
 from groundls.results import Answer, Citation, SearchFilters
@@ -85,3 +86,25 @@ def test_a_found_answer_is_printed_once_with_its_sources(monkeypatch):
     text = printed(monkeypatch, ["Uploads are retried [1]."], final, terminal=True)
     assert text.count("Uploads are retried") == 1 and "\x1b[" not in text
     assert "Sources:\n  [1] src/upload.py:10-16" in text
+
+
+class WarningAnswers(FakeAnswers):
+    def ask(self, question, filters, on_sources=None, on_token=None):
+        on_token(self.streamed[0])
+        logging.getLogger("groundls.answer.service").warning("could not store the answer")
+        return self.final
+
+
+def test_a_warning_logged_while_the_answer_streams_is_printed_after_it(monkeypatch, capfd):
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("LINES", "10")
+    out, err = Terminal(), Terminal()
+    monkeypatch.setattr(cli_ask.sys, "stdout", out)
+    monkeypatch.setattr(cli_ask.sys, "stderr", err)
+    final = Answer("Uploads are retried [1].", True, "en", "llm")
+    ws = FakeWorkspace(WarningAnswers(["Uploads are retried [2]."], final))
+    assert cli_ask._interactive(ws, "q?", SearchFilters()) == 0
+    # nothing reached the terminal between the streamed rows and their replacement
+    assert capfd.readouterr().err == ""
+    assert out.getvalue() == "Uploads are retried [2].\r\x1b[JUploads are retried [1].\n"
+    assert err.getvalue() == "groundls: could not store the answer\n"

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import shutil
 import sys
 import unicodedata
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
@@ -78,7 +81,8 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
             out.write(text)
             out.flush()
 
-    ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
+    with _held_log(live) as held:
+        ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
     shown = "".join(streamed) if live else ""
     if not _same_text(shown, ans.answer):
         # the service checks the reply once it is written (citations re-pointed, an echoed label
@@ -98,7 +102,37 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
             weak = "  (weak: the excerpt shares little with the sentence)" if c.weak else ""
             out.write(f"  [{c.n}] {c.path}:{c.start_line}-{c.end_line}{title}{weak}\n")
     out.flush()
+    for record in held:
+        err.write(f"groundls: {record.getMessage()}\n")
     return 0
+
+
+class _Held(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextlib.contextmanager
+def _held_log(holding: bool) -> Iterator[list[logging.LogRecord]]:
+    """Warnings logged while the answer streams, kept to be printed after it: a line written
+    among the streamed rows would leave the checked answer replacing the wrong rows."""
+    if not holding:
+        yield []
+        return
+    logger = logging.getLogger("groundls")
+    handler = _Held()
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield handler.records
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _same_text(a: str, b: str) -> bool:
