@@ -158,7 +158,7 @@ def bench_hover(workspace: Workspace, samples: int = 200) -> list[float]:
         started = time.perf_counter()
         hit = workspace.chunk_at(path, line)
         if hit is not None:
-            workspace.similar(hit.chunk_id, k=3)
+            workspace.related(hit.chunk_id, k=3)
         times.append((time.perf_counter() - started) * 1000)
     return times
 

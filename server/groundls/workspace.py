@@ -147,6 +147,12 @@ class Workspace:
         _check_id(chunk_id)
         return self.searcher.similar(chunk_id, k)
 
+    def related(self, chunk_id: str, k: int = 3) -> list[Hit]:
+        """What is related to a stored chunk: its vector neighbours and the other side of a
+        mention (the docs that name a function as code, the code a doc names); no model call."""
+        _check_id(chunk_id)
+        return self.searcher.related(chunk_id, k)
+
     def chunk_at(self, rel_path: str, line: int) -> Hit | None:
         """The narrowest chunk of ``rel_path`` that contains the 1-based ``line``."""
         return self.store.chunk_at(rel_path, line)

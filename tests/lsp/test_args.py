@@ -171,7 +171,7 @@ class _TinyEngine:
             (h for h in self.hits if h.path == rel and h.start_line <= line <= h.end_line), None
         )
 
-    def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
+    def related(self, chunk_id: str, k: int = 10) -> list[Hit]:
         return [h for h in self.hits if h.chunk_id != chunk_id][:k]
 
 

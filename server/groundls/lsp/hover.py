@@ -1,7 +1,9 @@
-"""Hover "Related in this workspace": chunks from other places similar to the one under the cursor.
+"""Hover "Related in this workspace": chunks from other places related to the one under the cursor.
 
-It reuses the stored vector of the chunk under the cursor (``workspace.similar``), so no model call
-is made and the hover stays fast; it returns None when there is nothing useful to show.
+``workspace.related`` reuses the stored vectors of the chunk under the cursor and the keyword
+index and symbol table (the doc passages that name a function as code, the code a passage names),
+so no model call is made and the hover stays fast; it returns None when there is nothing useful
+to show.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | 
     if here is None:
         return None
     try:
-        candidates = workspace.similar(here.chunk_id, k=count * 3 + 2)
+        candidates = workspace.related(here.chunk_id, k=count * 3 + 2)
     except KeyError:
         return None
     chosen: list[Hit] = []

@@ -12,6 +12,7 @@ from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.index.terms import index_terms, match_expression
 from groundls.results import Hit, SearchFilters, SearchResult
+from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.fusion import (
     RankedList,
@@ -246,18 +247,29 @@ class Searcher:
         if rowid is None:
             raise KeyError(chunk_id)
         own = self.store.hits_by_rowid([rowid])[rowid]
-        lists = [
-            RankedList(
-                space, 1.0, [r for r, _ in self.store.knn(space, vec, k * 3 + 5) if r != rowid]
-            )
-            for space, vec in self.store.chunk_vectors(rowid).items()
-        ]
+        lists = related_chunks.neighbours(self.store, rowid, self.store.chunk_vectors(rowid), k)
         scores = rrf(lists)
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)
         hits = self.store.hits_by_rowid(ordered)
         out = [
             _scored(hits[r], scores[r])
             for r in ordered
+            if r in hits and not _overlaps(hits[r], own)
+        ]
+        return out[:k]
+
+    def related(self, chunk_id: str, k: int = 3) -> list[Hit]:
+        """What is related to a stored chunk (see :mod:`groundls.search.related`), excluding
+        itself and what overlaps it; no model call."""
+        rowid = self.store.chunk_rowid(chunk_id)
+        if rowid is None:
+            raise KeyError(chunk_id)
+        own = self.store.hits_by_rowid([rowid])[rowid]
+        scored = related_chunks.related(self.store, rowid, k)
+        hits = self.store.hits_by_rowid([r for r, _ in scored])
+        out = [
+            _scored(hits[r], score)
+            for r, score in scored
             if r in hits and not _overlaps(hits[r], own)
         ]
         return out[:k]

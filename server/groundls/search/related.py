@@ -1,0 +1,139 @@
+"""What is related to a chunk: what its vectors are near, and the other side of a mention.
+
+Docs name the code they describe as code (``lookup_default``, :func:`click.getchar`,
+``Context.invoke()``). A function is related to the doc passages that name it so, and a doc
+passage to the definitions of the names it writes so; vector neighbours alone mostly find more
+of the same kind (other ``__call__`` methods for a middleware's ``__call__``). Neither side needs
+a model call: the mentions come from the keyword index and the symbol table.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from groundls.index.store import Store
+from groundls.index.terms import index_terms, match_expression
+from groundls.results import Hit, SearchFilters
+from groundls.search.fusion import RankedList, rrf
+from groundls.search.signals import noise
+
+#: Doc passages (or definitions) read for mentions of one chunk.
+MENTION_CANDIDATES = 20
+#: The mention list counts as much as all the vector lists together (one list a space).
+MENTIONS_WEIGHT = 1.0
+
+# a code span: `x`, ``x``, :role:`x` (reST, Markdown); its text must look like a name or a path
+# to one, perhaps called (``click.Context.invoke()``, ``~click.getchar``, ``Rack::Request``)
+_SPAN = re.compile(r"(:[a-z:]+:)?`+([^`\n]{1,120}?)`+")
+_NAME_PATH = re.compile(r"~?[A-Za-z_][\w.:#]*(?:\(\))?")
+_CALLED = re.compile(r"\b([A-Za-z_][\w.]*)\(")
+_PART = re.compile(r"[.:#]+")
+# a name no prose word could be: ``lookup_default``, ``SessionMiddleware``, ``getHeader``
+_CODE_SHAPED = re.compile(r"\w+_\w+|[A-Za-z][a-z0-9]*[A-Z]\w*")
+_TITLE_WORD = re.compile(r"[A-Za-z_][\w.:#]*")
+
+
+def mentioned_names(text: str, title: str = "") -> list[str]:
+    """The names ``text`` (a doc passage under the heading ``title``) names as code, each as its
+    last part (``click.Context.invoke()`` -> ``invoke``), in order of first mention. A bare word
+    in a code span (```path```) is often a parameter or a value, so it counts only when its
+    shape is a code name's, it is a path to a name, it is called, or a reST role names it."""
+    names: list[str] = []
+    for word in _TITLE_WORD.findall(title):
+        if _CODE_SHAPED.fullmatch(_PART.split(word)[-1]):
+            names.append(_PART.split(word)[-1])
+    for role, span in _SPAN.findall(text):
+        span = span.strip()
+        if not _NAME_PATH.fullmatch(span):
+            continue
+        bare = span.lstrip("~")
+        name = _PART.split(bare.removesuffix("()"))[-1]
+        if role or bare != name or _CODE_SHAPED.fullmatch(name):
+            names.append(name)
+    for called in _CALLED.findall(text):
+        names.append(_PART.split(called)[-1])
+    return [n for n in dict.fromkeys(names) if len(n) > 1]
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def own_names(hit: Hit, symbol: str) -> list[str]:
+    """What docs would call a code chunk: its symbol, and the type or module holding it (a
+    ``__call__`` is known by its class only)."""
+    names = [symbol] if symbol and not _dunder(symbol) else []
+    parts = [p for p in _PART.split(hit.title) if p]
+    if symbol and len(parts) >= 2 and parts[-1] == symbol:
+        names.append(parts[-2])
+    return [n for n in dict.fromkeys(names) if len(n) > 1]
+
+
+def mentions(store: Store, hit: Hit, symbol: str, hit_vectors: dict[str, np.ndarray]) -> list[int]:
+    """The other side of a mention: for code, the doc passages that name it as code; for a doc
+    passage, the definitions of the names it writes as code. Best first."""
+    if hit.kind == "doc":
+        names = mentioned_names(hit.text, hit.title)
+        found = dict(store.definitions(names, MENTION_CANDIDATES, SearchFilters(kinds=("code",))))
+        # a passage names its subject first, as a rule
+        order = {n: i for i, n in enumerate(names)}
+        return sorted(found, key=lambda r: order.get(found[r], len(order)))
+    if hit.kind != "code":
+        return []
+    out: list[int] = []
+    docs = SearchFilters(kinds=("doc",))
+    for name in own_names(hit, symbol):
+        expression = match_expression([index_terms(name)])
+        rows = [r for r, _ in store.keyword(expression, MENTION_CANDIDATES, docs)]
+        texts = store.hits_by_rowid(rows)
+        out += [
+            r for r in rows if r in texts and name in mentioned_names(texts[r].text, texts[r].title)
+        ]
+    return _nearest_first(store, hit_vectors, list(dict.fromkeys(out)))
+
+
+def _nearest_first(store: Store, own: dict[str, np.ndarray], rows: list[int]) -> list[int]:
+    """``rows`` by their cosine to ``own`` in a space both have (a short change-log line that
+    names a function says less about it than the guide's section on it)."""
+
+    def similarity(r: int) -> float:
+        theirs = store.chunk_vectors(r)
+        shared = [s for s in own if s in theirs]
+        if not shared:
+            return -1.0
+        a, b = own[shared[0]], theirs[shared[0]]
+        return float(a @ b / ((np.linalg.norm(a) * np.linalg.norm(b)) or 1.0))
+
+    return sorted(rows, key=similarity, reverse=True)
+
+
+def neighbours(
+    store: Store, rowid: int, vectors: dict[str, np.ndarray], k: int
+) -> list[RankedList]:
+    """The chunks nearest to chunk ``rowid``'s stored ``vectors``, one list a space, itself
+    excluded."""
+    return [
+        RankedList(space, 1.0, [r for r, _ in store.knn(space, vec, k * 3 + 5) if r != rowid])
+        for space, vec in vectors.items()
+    ]
+
+
+def related(store: Store, rowid: int, k: int) -> list[tuple[int, float]]:
+    """(chunk, score) of the chunks related to chunk ``rowid``, best first, itself excluded:
+    its nearest chunks in each embedding space fused with what it mentions or is mentioned by."""
+    own = store.hits_by_rowid([rowid]).get(rowid)
+    if own is None:
+        return []
+    vectors = store.chunk_vectors(rowid)
+    lists = neighbours(store, rowid, vectors, k)
+    symbol = store.symbols_by_rowid([rowid]).get(rowid, "")
+    named = [r for r in mentions(store, own, symbol, vectors) if r != rowid]
+    lists.append(RankedList("mentions", MENTIONS_WEIGHT * max(1, len(lists)), named))
+    scores = rrf(lists)
+    if noise(own.path) == 1.0:
+        # as in search: tests, examples and change logs restate or aside, seldom the note wanted
+        for r, hit in store.hits_by_rowid(list(scores)).items():
+            scores[r] *= noise(hit.path)
+    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
