@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from groundls.chunkers.textrules import is_cjk, loanwords
 from groundls.config import SearchConfig
@@ -43,6 +43,16 @@ LATIN_SPACES = ("static", "minilm")
 
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
 Rewrite = Callable[[str], "str | None"]
+
+
+@dataclass
+class _Evidence:
+    """What one search's candidate lists found: the lists, the nearest chunk of each space that
+    reads the query's script, and the keyword hits (English rewrite's first)."""
+
+    lists: list[RankedList] = field(default_factory=list)
+    tops: dict[str, int] = field(default_factory=dict)
+    keyword_ids: list[int] = field(default_factory=list)
 
 
 class Searcher:
@@ -85,81 +95,150 @@ class Searcher:
         q = analyse(query)
         if not q.text:
             return SearchResult()
-        cfg = self.config
-        k = filters.k or cfg.k
+        k = filters.k or self.config.k
         candidates = CANDIDATES * (4 if filters.paths else 1)
-        lists: list[RankedList] = []
-        tops: dict[str, int] = {}
         # a space without vectors (the deep tier before its fill) would only cost an embedding
         filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
+        found = _Evidence()
+        self._vector_lists(q, filters, candidates, filled, found)
+        keyword_weight = (
+            self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
+        )
+        self._keyword_lists(q, filters, candidates, keyword_weight, found)
+        english = self._english(q, filled)
+        if english is not None:
+            self._english_lists(english, filters, candidates, filled, found)
+            q = replace(english, text=q.text, script=q.script)
+        defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
+        ranking = self._rank(q, found.lists, defined, exact, max(candidates, k * 8))
+        if ranking is None:
+            return SearchResult()
+        scores, ordered, hits, symbols = ranking
+        ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
+        kept = self._located([_scored(hits[r], scores[r]) for r in ranked], k)
+        top = ranked[0] if ranked else None
+        confidence, reason = _confidence(q, top, hits, symbols, found.keyword_ids, found.tops)
+        coverage = self._coverage(q, english is not None, kept, filled)
+        if q.script == "cjk" and self._names_nothing_here(q.text):
+            # the things a Japanese question names in the user's own letters are nowhere here:
+            # whatever its (rewritten) words found, it is not about this workspace
+            confidence, reason, coverage = "low", "names nothing in this workspace", 0.0
+        return SearchResult(
+            tuple(kept),
+            confidence if kept else "none",
+            reason if kept else "",
+            english.text if english is not None else "",
+            coverage,
+        )
+
+    def _vector_lists(
+        self,
+        q: Query,
+        filters: SearchFilters,
+        candidates: int,
+        filled: set[str],
+        found: _Evidence,
+    ) -> None:
+        """The nearest chunks to the question in each embedding space that holds vectors."""
         for space in self.policy.all_spaces:
-            weight = cfg.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
+            weight = self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             if weight <= 0 or space not in filled:
                 continue
             vector = self.models.query_vector(space, q.text)
-            found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            lists.append(RankedList(f"vector:{space}", weight, found))
-            if weight >= 1.0 and found:
-                tops[space] = found[0]
+            nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+            found.lists.append(RankedList(f"vector:{space}", weight, nearest))
+            if weight >= 1.0 and nearest:
+                found.tops[space] = nearest[0]
             if q.script == "latin" and space in UNIQUE_BOOST:
                 # What only this space holds (Japanese prose) has no list of its own for an
                 # English question: give those chunks a full-weight list so they can be reached.
-                only_here = self.store.rowids_only_in(space, found)
-                unique = [r for r in found if r in only_here]
-                lists.append(RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique))
+                only_here = self.store.rowids_only_in(space, nearest)
+                unique = [r for r in nearest if r in only_here]
+                found.lists.append(
+                    RankedList(f"vector:{space}:unique", UNIQUE_BOOST[space], unique)
+                )
             if space == PARTS_SPACE:
                 # Japanese prose by its best sentence, weighted as that prose's own list is
                 by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
                 parts_weight = weight if q.script == "cjk" else UNIQUE_BOOST.get(space, weight)
                 ids = [r for r, _ in by_sentence]
-                lists.append(RankedList(f"vector:{space}:sentences", parts_weight, ids))
-        keyword_weight = (
-            cfg.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
-        )
-        keyword_ids: list[int] = []
+                found.lists.append(RankedList(f"vector:{space}:sentences", parts_weight, ids))
+
+    def _keyword_lists(
+        self, q: Query, filters: SearchFilters, candidates: int, weight: float, found: _Evidence
+    ) -> None:
+        """The question's words, and its quoted phrases as written, in the keyword index."""
         if q.terms:
             # and the question's word pairs as the one name code would write (``JSON element``
             # finds ``JsonElement``, whose parts alone are in half the files)
             expression = match_expression([*q.terms, *q.compounds])
-            keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            lists.append(RankedList("keyword", keyword_weight, keyword_ids))
+            found.keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+            found.lists.append(RankedList("keyword", weight, found.keyword_ids))
         if q.phrases:
             # quoted text as written (an error message, a UI string): an exact phrase
             expression = match_expression([index_terms(p) for p in q.phrases])
-            found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            lists.append(RankedList("phrase", keyword_weight, found))
-        english = self._english(q, filled)
-        if english is not None:
-            # the English rewrite searched as an English question would be
-            for space in self._english_spaces:
-                if space not in filled:
-                    continue
-                vector = self.models.query_vector(space, english.text)
-                found = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-                lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, found))
-                if found:
-                    tops[space] = found[0]
-            if english.terms:
-                expression = match_expression([*english.terms, *english.compounds])
-                found = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-                lists.append(RankedList("keyword:english", cfg.keyword_weight, found))
-                keyword_ids = found + [r for r in keyword_ids if r not in found]
-            q = replace(english, text=q.text, script=q.script)
-        # the symbol table: what defines a queried name (a definition, or a module-level
-        # binding such as ``g = LocalProxy(...)``), by the name it defines
+            phrased = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+            found.lists.append(RankedList("phrase", weight, phrased))
+
+    def _english_lists(
+        self,
+        english: Query,
+        filters: SearchFilters,
+        candidates: int,
+        filled: set[str],
+        found: _Evidence,
+    ) -> None:
+        """A Japanese question's English rewrite, searched as an English question would be."""
+        cfg = self.config
+        for space in self._english_spaces:
+            if space not in filled:
+                continue
+            vector = self.models.query_vector(space, english.text)
+            nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+            found.lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, nearest))
+            if nearest:
+                found.tops[space] = nearest[0]
+        if english.terms:
+            expression = match_expression([*english.terms, *english.compounds])
+            matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+            found.lists.append(RankedList("keyword:english", cfg.keyword_weight, matched))
+            found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
+
+    def _definitions(
+        self,
+        q: Query,
+        filters: SearchFilters,
+        candidates: int,
+        keyword_weight: float,
+        found: _Evidence,
+    ) -> tuple[dict[int, str], set[int]]:
+        """The symbol table: what defines a queried name (a definition, or a module-level
+        binding such as ``g = LocalProxy(...)``), by the name it defines; they join the
+        candidates even when no list found them. Also which of them are spelled as asked."""
         defined = dict(self.store.definitions(sorted(q.names), candidates, filters))
         # ``Request`` asked and defined: the ``request`` methods are other things
         exact = {r for r, name in defined.items() if name in q.names}
         if exact:
             defined = {r: name for r, name in defined.items() if r in exact}
         if defined:
-            # definitions of a queried name join even when no list found them
             weight = keyword_weight if q.is_symbol else 1.0
-            lists.append(RankedList("definitions", weight, list(defined)))
+            found.lists.append(RankedList("definitions", weight, list(defined)))
+        return defined, exact
+
+    def _rank(
+        self,
+        q: Query,
+        lists: list[RankedList],
+        defined: dict[int, str],
+        exact: set[int],
+        depth: int,
+    ) -> tuple[dict[int, float], list[int], dict[int, Hit], dict[int, str]] | None:
+        """The lists fused, the first ``depth`` candidates scored by the ranking signals and
+        sorted: (scores, order, hits, symbol of each). None when no list found anything."""
         scores = rrf(lists)
         if not scores:
-            return SearchResult()
-        ordered = sorted(scores, key=scores.__getitem__, reverse=True)[: max(candidates, k * 8)]
+            return None
+        ordered = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
         hits = self.store.hits_by_rowid(ordered)
         # a chunk that defines a queried name is known by that name (a binding's chunk may
         # carry another symbol); an extension of a type is known by it only when nothing
@@ -177,30 +256,18 @@ class Searcher:
             scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}
         )
         ordered.sort(key=scores.__getitem__, reverse=True)
-        ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
-        merged = merge_adjacent([_scored(hits[r], scores[r]) for r in ranked])
+        return scores, ordered, hits, symbols
+
+    def _located(self, scored: list[Hit], k: int) -> list[Hit]:
+        """The first ``k`` places to show: neighbouring chunks merged, a doc hit widened to its
+        short section, each file's later hits decayed, at most ``max_per_file`` a file."""
+        merged = merge_adjacent(scored)
         if SECTION_LINES:
             merged = merge_adjacent([self._expand_section(h) for h in merged])
         merged = signals.spread(merged)
         by_id = {h.chunk_id: h for h in merged}
-        kept = [
-            by_id[c]
-            for c in cap_per_file([(h.chunk_id, h.path) for h in merged], cfg.max_per_file)[:k]
-        ]
-        top = ranked[0] if ranked else None
-        confidence, reason = _confidence(q, top, hits, symbols, keyword_ids, tops)
-        coverage = self._coverage(q, english is not None, kept, filled)
-        if q.script == "cjk" and self._names_nothing_here(q.text):
-            # the things a Japanese question names in the user's own letters are nowhere here:
-            # whatever its (rewritten) words found, it is not about this workspace
-            confidence, reason, coverage = "low", "names nothing in this workspace", 0.0
-        return SearchResult(
-            tuple(kept),
-            confidence if kept else "none",
-            reason if kept else "",
-            english.text if english is not None else "",
-            coverage,
-        )
+        capped = cap_per_file([(h.chunk_id, h.path) for h in merged], self.config.max_per_file)
+        return [by_id[c] for c in capped[:k]]
 
     def _names_nothing_here(self, text: str) -> bool:
         """Whether ``text`` names things in Latin letters and the workspace mentions none."""
