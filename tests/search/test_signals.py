@@ -67,6 +67,21 @@ def test_a_document_section_is_placed_by_its_headings_not_its_file_name():
     assert signals.place_matches(q, doc("docs/completion.md", ("Guide", "Install"))) == 0
 
 
+def test_a_japanese_questions_latin_words_place_files_but_not_japanese_headings():
+    q = analyse("Debian のバージョン番号はどう比較される？")
+    titled = doc("first.ja.md", ("第2章 はじめの一歩", "2.8. 最初の Debian パッケージ"))
+    untitled = doc("first.ja.md", ("第2章 はじめの一歩", "2.6. パッケージ名とバージョン"))
+    # its Japanese words cannot match a Japanese heading; its one Latin word alone would favour
+    # every section that carries the workspace's own name
+    assert signals.multiplier(q, titled, "", whole=False) == signals.multiplier(
+        q, untitled, "", whole=False
+    )
+    assert signals.multiplier(q, titled, "") > signals.multiplier(q, untitled, "")
+    # a file is still placed by the names a Japanese question writes in Latin letters
+    cors = analyse("CORS のプリフライトはどこで処理される？")
+    assert signals.multiplier(cors, code("middleware/cors.py"), "", whole=False) > 1.0
+
+
 def is_noise(path: str) -> bool:
     return signals.noise(path) < 1.0
 

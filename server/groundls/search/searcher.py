@@ -110,7 +110,9 @@ class Searcher:
             self._english_lists(english, filters, candidates, filled, found)
             q = replace(english, text=q.text, script=q.script)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
-        ranking = self._rank(q, found.lists, defined, exact, max(candidates, k * 8))
+        # an English question, or a Japanese one's English rewrite, is a whole question in words
+        whole = q.script == "latin" or english is not None
+        ranking = self._rank(q, found.lists, defined, exact, max(candidates, k * 8), whole)
         if ranking is None:
             return SearchResult()
         scores, ordered, hits, symbols = ranking
@@ -232,6 +234,7 @@ class Searcher:
         defined: dict[int, str],
         exact: set[int],
         depth: int,
+        whole: bool = True,
     ) -> tuple[dict[int, float], list[int], dict[int, Hit], dict[int, str]] | None:
         """The lists fused, the first ``depth`` candidates scored by the ranking signals and
         sorted: (scores, order, hits, symbol of each). None when no list found anything."""
@@ -250,7 +253,7 @@ class Searcher:
         for rowid in ordered:
             if rowid in hits:
                 scores[rowid] *= signals.multiplier(
-                    q, hits[rowid], symbols.get(rowid, ""), other_case=not exact
+                    q, hits[rowid], symbols.get(rowid, ""), other_case=not exact, whole=whole
                 )
         signals.coherence(
             scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
-from groundls.chunkers.textrules import split_identifier
+from groundls.chunkers.textrules import is_cjk, split_identifier
 from groundls.results import Hit
 from groundls.search.query import Query
 
@@ -183,9 +183,12 @@ def noise(path: str) -> float:
     return 1.0
 
 
-def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) -> float:
+def multiplier(
+    query: Query, hit: Hit, symbol: str, *, other_case: bool = True, whole: bool = True
+) -> float:
     """The product of the per-chunk signals for one candidate (``other_case``: whether a
-    definition of a queried name in another case counts, i.e. none is spelled as asked)."""
+    definition of a queried name in another case counts, i.e. none is spelled as asked;
+    ``whole``: whether the query's words are a whole question, see :func:`place_matches`)."""
     factor = 1.0
     if symbol and symbol in query.names:
         factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
@@ -195,7 +198,11 @@ def multiplier(query: Query, hit: Hit, symbol: str, *, other_case: bool = True) 
     elif other_case and symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
         factor *= DEFINES_MENTIONED_SYMBOL
-    factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
+    if whole or not is_cjk(" ".join(hit.breadcrumb)):
+        # a Japanese question's words are its Latin fragments only (``Debian``, ``CORS``): they
+        # can name a file (``cors.py``), but among Japanese headings they would favour each one
+        # that carries the workspace's own name while the question's Japanese words take no part
+        factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
     if named_whole(query, hit):
         factor *= 1.0 + NAMED_WHOLE
     if not (query.words & _ASKS_FOR_NOISE):
