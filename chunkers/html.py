@@ -34,6 +34,24 @@ _VOID = {
     "source",
     "wbr",
 }
+# the class names documentation generators give navigation (DocBook's table of contents, lists
+# of tables and page headers, Sphinx's sidebar, site navigation bars): every heading of a chapter
+# listed again, so a table of contents would match every question about the chapter
+_NAVIGATION_CLASSES = frozenset(
+    {
+        "toc",
+        "table-of-contents",
+        "list-of-tables",
+        "list-of-figures",
+        "list-of-examples",
+        "navheader",
+        "navfooter",
+        "navbar",
+        "breadcrumb",
+        "breadcrumbs",
+        "sphinxsidebar",
+    }
+)
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")
 _CJK_BREAK = re.compile(rf"(?<=[{CJK_TEXT}])[ \t]*\n\s*(?=[{CJK_TEXT}])")
 _BR = "\x00"  # a <br> inside running text; every other source newline is just a space
@@ -272,6 +290,7 @@ def _hidden(attrs: list[tuple[str, str | None]]) -> bool:
         values.get("role") in ("navigation", "search", "banner")
         or "hidden" in values
         or values.get("aria-hidden") == "true"
+        or bool(_NAVIGATION_CLASSES.intersection((values.get("class") or "").split()))
     )
 
 

@@ -437,6 +437,24 @@ def test_html_navigation_landmarks_and_hidden_blocks_are_dropped() -> None:
     assert "Menu entry" not in chunks[0].embed_text and "Hidden" not in chunks[0].embed_text
 
 
+def test_html_tables_of_contents_and_navigation_headers_are_dropped() -> None:
+    page = (
+        '<div class="navheader"><a href="ch02.html">Next</a></div>\n'
+        "<h1>Chapter 3. Booting</h1>\n"
+        '<div class="toc"><p><strong>Contents</strong></p><dl class="toc">\n'
+        "<dt>3.1. Kernel messages</dt><dt>3.2. Host name</dt></dl></div>\n"
+        '<div class="list-of-tables"><p>Table 3.1. Error levels</p></div>\n'
+        "<p>How the system starts, from the boot loader to the login prompt.</p>\n"
+        "<h2>3.1. Kernel messages</h2><p>Read them with dmesg after the boot.</p>\n"
+    )
+    chunks = chunk_file("ch03.html", page)
+    first = chunks[0]
+    assert first.title == "Chapter 3. Booting" and "boot loader" in first.text
+    for word in ("Next", "Contents", "Host name", "Error levels"):
+        assert word not in first.text
+    assert [c.title for c in chunks[1:]] == ["3.1. Kernel messages"]
+
+
 def test_sentence_parts_are_the_sentences_of_a_chunk_each_under_its_section_path() -> None:
     text = (
         "# ログの設定\n\n## ログの保存期間\n\n"

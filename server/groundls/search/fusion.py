@@ -22,8 +22,10 @@ class RankedList:
     ids: Sequence[int]
 
 
-def rrf(lists: Sequence[RankedList], k: int = RRF_K) -> dict[int, float]:
-    """Weighted Reciprocal Rank Fusion: sum of ``weight / (k + rank)`` over the lists (rank from 1)."""
+def rrf(lists: Sequence[RankedList], k: int | None = None) -> dict[int, float]:
+    """Weighted Reciprocal Rank Fusion: sum of ``weight / (k + rank)`` over the lists (rank from
+    1; ``k`` defaults to ``RRF_K``)."""
+    k = RRF_K if k is None else k
     scores: dict[int, float] = {}
     for ranked in lists:
         if ranked.weight <= 0:
