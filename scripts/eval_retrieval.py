@@ -1,8 +1,13 @@
 """Score groundls retrieval on the public eval sets (../shared/eval) beside the BM25 baseline.
 
-Usage: python scripts/eval_retrieval.py [--shared ../shared] [--work /tmp/groundls-eval] [--set click|click-ja|ja]
+Usage: python scripts/eval_retrieval.py [--shared ../shared] [--work /tmp/groundls-eval]
+       [--set click|click-ja|ja|debref-ja]
 Fetches the corpora with the eval's own scripts (PyPI/Debian only), indexes them, runs every
 query through ``groundls search --batch`` and prints score.py's lenient and strict figures.
+
+``debref-ja`` is this repository's own set (``scripts/sets``): Japanese questions about the
+Debian Reference in Japanese, its raw HTML chapters; written after the public sets, as a check
+on Japanese documentation that nothing was tuned on.
 """
 
 from __future__ import annotations
@@ -19,7 +24,14 @@ SETS = {
     "click": ("fetch_click.sh", "click", "queries_click.jsonl"),
     "click-ja": ("fetch_click.sh", "click", "queries_click_ja.jsonl"),
     "ja": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ja.jsonl"),
+    "debref-ja": (
+        "fetch_debian_reference_ja.sh",
+        "debian_reference_ja",
+        "queries_debian_reference_ja.jsonl",
+    ),
 }
+#: Sets whose fetch script and questions live in this repository (scripts/sets).
+OWN_SETS = {"debref-ja"}
 
 
 def run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
@@ -40,18 +52,20 @@ def main() -> int:
     groundls = [sys.executable, "-m", "groundls.cli"]
     summary = {}
     for name in args.set or list(SETS):
-        fetch, folder, queries = SETS[name]
+        fetch, folder, queries_file = SETS[name]
+        sets = here / "scripts" / "sets" if name in OWN_SETS else shared
+        queries = sets / queries_file
         corpus = work / "corpora" / folder
         if not (work / "corpora" / f"{folder}.fetched").exists() and not corpus.is_dir():
             corpus.parent.mkdir(parents=True, exist_ok=True)
-            run(["bash", str(shared / fetch), str(corpus)])
+            run(["bash", str(sets / fetch), str(corpus)])
         env = dict(os.environ, GROUNDLS_INDEX_DIR=str(work / "index"))
         extra = ["--config", args.config] if args.config else []
         started = time.perf_counter()
         run([*groundls, "index", "--quiet", "-w", str(corpus), *extra], env=env)
         index_s = time.perf_counter() - started
         lines = []
-        for line in (shared / queries).read_text(encoding="utf-8").splitlines():
+        for line in queries.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 q = json.loads(line)
                 lines.append(json.dumps({"id": q["id"], "query": q["query"]}, ensure_ascii=False))
@@ -69,7 +83,7 @@ def main() -> int:
         cmd = [
             sys.executable,
             str(shared / "score.py"),
-            str(shared / queries),
+            str(queries),
             str(results),
             "--json",
             str(score_json),

@@ -36,7 +36,11 @@ SETS = {
     "click": ("click", "queries_click.jsonl"),
     "click-ja": ("click", "queries_click_ja.jsonl"),
     "ja": ("maintguide_ja", "queries_maintguide_ja.jsonl"),
+    "debref-ja": ("debian_reference_ja", "queries_debian_reference_ja.jsonl"),
 }
+#: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
+OWN_SETS = {"debref-ja"}
+OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 
 def _module(path: Path, name: str) -> ModuleType:
@@ -121,7 +125,8 @@ def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dic
     out: dict[str, float] = {}
     for name in which:
         folder, queries_file = SETS[name]
-        answerable = [q for q in _queries(eval_dir / queries_file) if q["expected"]]
+        questions = (OWN_DIR if name in OWN_SETS else eval_dir) / queries_file
+        answerable = [q for q in _queries(questions) if q["expected"]]
         corpus = work / "corpora" / folder
         got = _mean_ndcg(corpus, work / "index", answerable, score, per_query)
         if got is not None:
@@ -136,7 +141,7 @@ def main() -> int:
     ap.add_argument("--semble-work", help="WORK of ../shared/eval/semble/run.sh")
     ap.add_argument("--eval-work", help="--work of scripts/eval_retrieval.py")
     ap.add_argument("--repo", action="append", default=[], help="only these SEMBLE-PUB repos")
-    ap.add_argument("--sets", default="click,click-ja,ja")
+    ap.add_argument("--sets", default="click,click-ja,ja", help=f"of {', '.join(SETS)}")
     ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     ap.add_argument("--per-query", action="store_true")
     args = ap.parse_args()
