@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -21,6 +22,9 @@ from groundls.search.fusion import (
     rrf,
 )
 from groundls.search.query import Query, analyse, latin_names
+
+# hiragana: particles, endings and okurigana
+_KANA_EDGE = re.compile("[\u3041-\u309f]")
 
 #: Candidates taken from each list before fusion.
 CANDIDATES = 50
@@ -92,7 +96,7 @@ class Searcher:
 
     def search(self, query: str, filters: SearchFilters) -> SearchResult:
         """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure."""
-        q = analyse(query)
+        q = asked = analyse(query)
         if not q.text:
             return SearchResult()
         k = filters.k or self.config.k
@@ -119,7 +123,9 @@ class Searcher:
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         kept = self._located([_scored(hits[r], scores[r]) for r in ranked], k)
         top = ranked[0] if ranked else None
-        confidence, reason = _confidence(q, top, hits, symbols, found.keyword_ids, found.tops)
+        confidence, reason = _confidence(
+            q, asked, top, hits, symbols, found.keyword_ids, found.tops
+        )
         coverage = self._coverage(q, english is not None, kept, filled)
         if q.script == "cjk" and self._names_nothing_here(q.text):
             # the things a Japanese question names in the user's own letters are nowhere here:
@@ -378,6 +384,7 @@ def _scored(hit: Hit, score: float) -> Hit:
 
 def _confidence(
     q: Query,
+    asked: Query,
     top: int | None,
     hits: dict[int, Hit],
     symbols: dict[int, str],
@@ -387,7 +394,8 @@ def _confidence(
     """How sure the search is, from evidence that means the same for every model and corpus:
     the top hit defines the queried name; keyword and vector search agree on it (it is among the
     first keyword hits and is the nearest chunk of a space that reads the query's script); it
-    holds most of the query's words."""
+    holds most of the query's words (see :func:`_words_it_can_hold`; ``asked``: the question as
+    written, ``q`` with the words of its English rewrite)."""
     if top is None:
         return "none", ""
     hit = hits[top]
@@ -395,9 +403,18 @@ def _confidence(
         return "high", "defines the queried name"
     agree = top in keyword_ids[:10] and top in vector_tops.values()
     have = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
-    coverage = len(set(q.terms) & have) / len(q.terms) if q.terms else 0.0
+    words = _words_it_can_hold(hit, q, asked)
+    coverage = len(words & have) / len(words) if words else 0.0
     if agree and coverage >= 0.5:
         return "high", "keyword and meaning agree"
     if agree or coverage >= 0.5:
         return "medium", "keyword and meaning agree" if agree else "holds most query words"
     return "low", "nearest match only"
+
+
+def _words_it_can_hold(hit: Hit, q: Query, asked: Query) -> set[str]:
+    """The query words a hit could hold: a Japanese passage holds the question's own Japanese
+    words, not its English rewrite's; and of a Japanese question's character bigrams only those
+    of kanji and katakana count (one with a kana in it mostly straddles a particle: の大, 則で)."""
+    terms = asked.terms if is_cjk(hit.text) else q.terms
+    return {t for t in terms if not _KANA_EDGE.search(t)}
