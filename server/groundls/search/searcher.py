@@ -45,6 +45,10 @@ UNIQUE_BOOST = {"use": 1.0}
 #: Spaces that read English only: an English rewrite of a Japanese question is searched there.
 LATIN_SPACES = ("static", "minilm")
 
+#: The space that reads Japanese and English alike: it judges which language's passages a
+#: rewritten Japanese question is nearer to (see ``Searcher._unlikely_language``).
+MULTILINGUAL_SPACE = "use"
+
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
 Rewrite = Callable[[str], "str | None"]
 
@@ -110,13 +114,17 @@ class Searcher:
         )
         self._keyword_lists(q, filters, candidates, keyword_weight, found)
         english = self._english(q, filled)
+        unlikely = None
         if english is not None:
             self._english_lists(english, filters, candidates, filled, found)
+            unlikely = self._unlikely_language(q, english, filters, filled)
             q = replace(english, text=q.text, script=q.script)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
         whole = q.script == "latin" or english is not None
-        ranking = self._rank(q, found.lists, defined, exact, max(candidates, k * 8), whole)
+        ranking = self._rank(
+            q, found.lists, defined, exact, max(candidates, k * 8), whole, unlikely
+        )
         if ranking is None:
             return SearchResult()
         scores, ordered, hits, symbols = ranking
@@ -138,6 +146,36 @@ class Searcher:
             english.text if english is not None else "",
             coverage,
         )
+
+    def _unlikely_language(
+        self, q: Query, english: Query, filters: SearchFilters, filled: set[str]
+    ) -> str | None:
+        """For a Japanese question searched with its English rewrite: the language whose passages
+        are the less likely answer ("ja" or "en"), judged by the multilingual model as the nearer
+        of the question's nearest Japanese passage and its rewrite's nearest English one. In a
+        workspace of both, each side's lists put their own language first for any question and
+        fusion by rank cannot tell which side holds the answer. None: one side has no passage, or
+        no space reads both languages."""
+        space = MULTILINGUAL_SPACE
+        if space not in filled:
+            return None
+        nearest: dict[str, float | None] = {}
+        for language, text in (("ja", q.text), ("en", english.text)):
+            vector = self.models.query_vector(space, text)
+            found = self.store.knn(space, vector, CANDIDATES, filters)
+            hits = self.store.hits_by_rowid([r for r, _ in found])
+            nearest[language] = next(
+                (
+                    1.0 - distance
+                    for r, distance in found
+                    if r in hits and signals.passage_language(hits[r]) == language
+                ),
+                None,
+            )
+        ja, en = nearest["ja"], nearest["en"]
+        if ja is None or en is None:
+            return None
+        return "ja" if en > ja else "en"
 
     def _vector_lists(
         self,
@@ -241,6 +279,7 @@ class Searcher:
         exact: set[int],
         depth: int,
         whole: bool = True,
+        unlikely: str | None = None,
     ) -> tuple[dict[int, float], list[int], dict[int, Hit], dict[int, str]] | None:
         """The lists fused, the first ``depth`` candidates scored by the ranking signals and
         sorted: (scores, order, hits, symbol of each). None when no list found anything."""
@@ -261,6 +300,8 @@ class Searcher:
                 scores[rowid] *= signals.multiplier(
                     q, hits[rowid], symbols.get(rowid, ""), other_case=not exact, whole=whole
                 )
+                if unlikely is not None and signals.passage_language(hits[rowid]) == unlikely:
+                    scores[rowid] *= signals.OTHER_LANGUAGE
         signals.coherence(
             scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}
         )

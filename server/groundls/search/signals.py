@@ -32,6 +32,9 @@ NAMED_WHOLE = 0.25
 #: but seldom the place a question is about.
 RESTATES = 0.5
 ASIDE = 0.7
+#: A passage in the language a rewritten Japanese question is less likely answered in (see
+#: ``Searcher._unlikely_language``) keeps half its score, as a restating test file does.
+OTHER_LANGUAGE = 0.5
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
 COHERENCE_CAP = 1.3
@@ -208,6 +211,12 @@ def multiplier(
     if not (query.words & _ASKS_FOR_NOISE):
         factor *= noise(hit.path)
     return factor
+
+
+def passage_language(hit: Hit) -> str:
+    """ "ja" for Japanese prose, "en" for the rest: code is read as English whatever language
+    its comments are in."""
+    return "ja" if hit.kind != "code" and is_cjk(hit.text) else "en"
 
 
 def qualified_as_asked(query: Query, hit: Hit, symbol: str) -> bool:
