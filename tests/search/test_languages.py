@@ -8,6 +8,7 @@ from pathlib import Path
 from groundls.results import Hit, SearchFilters
 from groundls.search import signals
 from groundls.search.query import analyse
+from groundls.search.searcher import _Evidence
 from tests.test_workspace import open_workspace
 
 
@@ -48,5 +49,35 @@ def test_the_language_whose_nearest_passage_is_farther_is_the_unlikely_one(
         (ws_dir / "docs" / "logs.ja.md").unlink()
         workspace.index()
         assert unlikely("アップロード 再試行", "failed uploads retried") is None
+    finally:
+        workspace.close()
+
+
+def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_others(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    sections = "".join(f"## 節 {i}\n\nログ の 設定 {i} です 。\n\n" for i in range(15))
+    (ws_dir / "docs" / "guide.ja.md").write_text("# 手引き\n\n" + sections)
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        searcher = workspace.searcher
+        q = analyse("ログ の 設定")
+        filters = SearchFilters()
+        english = workspace.store.chunk_at("docs/retry.md", 3)
+        assert english is not None
+        rowid = workspace.store.chunk_rowid(english.chunk_id)
+        found = _Evidence()
+        searcher._vector_lists(q, filters, 10, {"static", "use"}, found)
+        own = next(x for x in found.lists if x.name == "vector:use")
+        assert rowid not in own.ids  # fifteen Japanese sections fill its ten places
+        searcher._split_by_language(q, "ja", filters, 10, found)
+        likely = next(x for x in found.lists if x.name == "vector:use")
+        other = next(x for x in found.lists if x.name == "vector:use:ja")
+        assert rowid in likely.ids and likely.weight == other.weight
+        assert all(r != rowid for r in other.ids) and len(other.ids) == 10
     finally:
         workspace.close()

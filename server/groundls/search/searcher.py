@@ -118,6 +118,8 @@ class Searcher:
         if english is not None:
             self._english_lists(english, filters, candidates, filled, found)
             unlikely = self._unlikely_language(q, english, filters, filled)
+            if unlikely is not None:
+                self._split_by_language(q, unlikely, filters, candidates, found)
             q = replace(english, text=q.text, script=q.script)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
@@ -176,6 +178,45 @@ class Searcher:
         if ja is None or en is None:
             return None
         return "ja" if en > ja else "en"
+
+    def _split_by_language(
+        self,
+        q: Query,
+        unlikely: str,
+        filters: SearchFilters,
+        candidates: int,
+        found: _Evidence,
+    ) -> None:
+        """The question's own multilingual and keyword lists, searched deeper and split in two of
+        the same weight: the likely language's passages and the other's. A Japanese question's
+        own lists fill their places with Japanese passages, so in a workspace of both languages
+        the English chunks that answer it would otherwise not be candidates at all."""
+        space = MULTILINGUAL_SPACE
+        deep = candidates * 4
+        vector = self.models.query_vector(space, q.text)
+        searches: dict[str, Callable[[], list[tuple[int, float]]]] = {
+            f"vector:{space}": lambda: self.store.knn(space, vector, deep, filters),
+            f"vector:{space}:sentences": lambda: self.store.knn(
+                space, vector, deep, filters, by_sentence=True
+            ),
+            "keyword": lambda: self.store.keyword(
+                match_expression([*q.terms, *q.compounds]), deep, filters
+            ),
+        }
+        lists: list[RankedList] = []
+        for ranked in found.lists:
+            search = searches.get(ranked.name)
+            if search is None:
+                lists.append(ranked)
+                continue
+            ids = [r for r, _ in search()]
+            hits = self.store.hits_by_rowid(ids)
+            language = {r: signals.passage_language(h) for r, h in hits.items()}
+            likely = [r for r in ids if r in language and language[r] != unlikely]
+            other = [r for r in ids if r in language and language[r] == unlikely]
+            lists.append(replace(ranked, ids=likely[:candidates]))
+            lists.append(replace(ranked, name=f"{ranked.name}:{unlikely}", ids=other[:candidates]))
+        found.lists[:] = lists
 
     def _vector_lists(
         self,
