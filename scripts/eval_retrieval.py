@@ -7,7 +7,10 @@ query through ``groundls search --batch`` and prints score.py's lenient and stri
 
 ``debref-ja`` is this repository's own set (``scripts/sets``): Japanese questions about the
 Debian Reference in Japanese, its raw HTML chapters; written after the public sets, as a check
-on Japanese documentation that nothing was tuned on.
+on Japanese documentation that nothing was tuned on. ``mixed-ja`` puts click (English code and
+docs) and maint-guide-ja (a Japanese guide) in one workspace, as a Japanese team's repository
+holds both, and asks all three public sets' questions there (expected paths prefixed ``click/``
+or ``guide/``; score.py's ``kind=`` rows are the sets).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -32,10 +36,48 @@ SETS = {
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
 OWN_SETS = {"debref-ja"}
+#: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
+MIXED = {
+    "click": ("click", ["click", "click-ja"]),
+    "guide": ("ja", ["ja"]),
+}
 
 
 def run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, check=True, text=True, **kw)  # type: ignore[call-overload]
+
+
+def _fetched(name: str, work: Path, shared: Path, own: Path) -> tuple[Path, Path]:
+    """The corpus of one set (fetched by its script once) and its questions."""
+    fetch, folder, queries_file = SETS[name]
+    sets = own if name in OWN_SETS else shared
+    corpus = work / "corpora" / folder
+    if not (work / "corpora" / f"{folder}.fetched").exists() and not corpus.is_dir():
+        corpus.parent.mkdir(parents=True, exist_ok=True)
+        run(["bash", str(sets / fetch), str(corpus)])
+    return corpus, sets / queries_file
+
+
+def _mixed(work: Path, shared: Path) -> tuple[Path, Path]:
+    """The mixed workspace (see the module docstring) and its questions, made from the public
+    sets' corpora."""
+    corpus = work / "corpora" / "mixed_ja"
+    lines = []
+    for folder, (corpus_set, question_sets) in MIXED.items():
+        source, _ = _fetched(corpus_set, work, shared, shared)
+        if not (corpus / folder).is_dir():
+            shutil.copytree(source, corpus / folder)
+        for name in question_sets:
+            for line in (shared / SETS[name][2]).read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    q = json.loads(line)
+                    q["id"], q["kind"] = f"{name}:{q['id']}", name
+                    for e in q["expected"]:
+                        e["path"] = f"{folder}/{e['path']}"
+                    lines.append(json.dumps(q, ensure_ascii=False))
+    queries = work / "queries_mixed_ja.jsonl"
+    queries.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return corpus, queries
 
 
 def main() -> int:
@@ -43,7 +85,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(here.parent / "shared"))
     ap.add_argument("--work", default="/tmp/groundls-eval")
-    ap.add_argument("--set", action="append", choices=list(SETS))
+    ap.add_argument("--set", action="append", choices=[*SETS, "mixed-ja"])
     ap.add_argument("--config", help="groundls config JSON to evaluate")
     ap.add_argument("--per-query", action="store_true")
     args = ap.parse_args()
@@ -52,13 +94,10 @@ def main() -> int:
     groundls = [sys.executable, "-m", "groundls.cli"]
     summary = {}
     for name in args.set or list(SETS):
-        fetch, folder, queries_file = SETS[name]
-        sets = here / "scripts" / "sets" if name in OWN_SETS else shared
-        queries = sets / queries_file
-        corpus = work / "corpora" / folder
-        if not (work / "corpora" / f"{folder}.fetched").exists() and not corpus.is_dir():
-            corpus.parent.mkdir(parents=True, exist_ok=True)
-            run(["bash", str(sets / fetch), str(corpus)])
+        if name == "mixed-ja":
+            corpus, queries = _mixed(work, shared)
+        else:
+            corpus, queries = _fetched(name, work, shared, here / "scripts" / "sets")
         env = dict(os.environ, GROUNDLS_INDEX_DIR=str(work / "index"))
         extra = ["--config", args.config] if args.config else []
         started = time.perf_counter()
