@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundls.results import Hit, SearchFilters
+from groundls.search import searcher as searcher_module
 from groundls.search import signals
 from groundls.search.query import analyse
 from groundls.search.searcher import _Evidence
@@ -79,5 +80,37 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
         other = next(x for x in found.lists if x.name == "vector:use:ja")
         assert rowid in likely.ids and likely.weight == other.weight
         assert all(r != rowid for r in other.ids) and len(other.ids) == 10
+    finally:
+        workspace.close()
+
+
+def test_nearer_japanese_passages_the_english_rewrites_lists_count_half(
+    tmp_path: Path, fake_embedders, monkeypatch
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    try:
+        workspace.index()
+        rewrites = {
+            "ログ 保存 期間": "log retention period",
+            "アップロード 再試行": "failed uploads",
+        }
+        workspace.searcher.rewrite = rewrites.get
+        fused: list[list] = []
+        real_rrf = searcher_module.rrf
+        monkeypatch.setattr(
+            searcher_module, "rrf", lambda lists: fused.append(lists) or real_rrf(lists)
+        )
+
+        def english_weights(question: str) -> list[float]:
+            fused.clear()
+            workspace.search(question)
+            return [x.weight for x in fused[0] if x.name.endswith(":english")]
+
+        assert english_weights("アップロード 再試行") == [1.0, 2.0]  # nearer the English passage
+        assert english_weights("ログ 保存 期間") == [0.5, 1.0]
     finally:
         workspace.close()

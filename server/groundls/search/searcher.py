@@ -116,8 +116,11 @@ class Searcher:
         english = self._english(q, filled)
         unlikely = None
         if english is not None:
-            self._english_lists(english, filters, candidates, filled, found)
             unlikely = self._unlikely_language(q, english, filters, filled)
+            # nearer Japanese passages, the rewrite's words are found in them only in passing
+            # (a command, a setting's name): its lists count half
+            share = signals.OTHER_LANGUAGE if unlikely == "en" else 1.0
+            self._english_lists(english, filters, candidates, filled, found, share)
             if unlikely is not None:
                 self._split_by_language(q, unlikely, filters, candidates, found)
             q = replace(english, text=q.text, script=q.script)
@@ -274,21 +277,25 @@ class Searcher:
         candidates: int,
         filled: set[str],
         found: _Evidence,
+        share: float = 1.0,
     ) -> None:
-        """A Japanese question's English rewrite, searched as an English question would be."""
+        """A Japanese question's English rewrite, searched as an English question would be (its
+        lists' weights times ``share``)."""
         cfg = self.config
         for space in self._english_spaces:
             if space not in filled:
                 continue
             vector = self.models.query_vector(space, english.text)
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            found.lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, nearest))
+            found.lists.append(
+                RankedList(f"vector:{space}:english", cfg.vector_weight * share, nearest)
+            )
             if nearest:
                 found.tops[space] = nearest[0]
         if english.terms:
             expression = match_expression([*english.terms, *english.compounds])
             matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            found.lists.append(RankedList("keyword:english", cfg.keyword_weight, matched))
+            found.lists.append(RankedList("keyword:english", cfg.keyword_weight * share, matched))
             found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
 
     def _definitions(
