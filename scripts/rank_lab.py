@@ -124,9 +124,20 @@ def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dic
 
     out: dict[str, float] = {}
     for name in which:
+        if name == "mixed-ja":
+            # built by ``eval_retrieval.py --set mixed-ja``; one figure per set asked there
+            questions = [q for q in _queries(work / "queries_mixed_ja.jsonl") if q["expected"]]
+            for kind in dict.fromkeys(q["kind"] for q in questions):
+                asked = [q for q in questions if q["kind"] == kind]
+                got = _mean_ndcg(
+                    work / "corpora" / "mixed_ja", work / "index", asked, score, per_query
+                )
+                if got is not None:
+                    out[f"mixed:{kind}"] = got
+            continue
         folder, queries_file = SETS[name]
-        questions = (OWN_DIR if name in OWN_SETS else eval_dir) / queries_file
-        answerable = [q for q in _queries(questions) if q["expected"]]
+        questions_file = (OWN_DIR if name in OWN_SETS else eval_dir) / queries_file
+        answerable = [q for q in _queries(questions_file) if q["expected"]]
         corpus = work / "corpora" / folder
         got = _mean_ndcg(corpus, work / "index", answerable, score, per_query)
         if got is not None:
@@ -141,7 +152,7 @@ def main() -> int:
     ap.add_argument("--semble-work", help="WORK of ../shared/eval/semble/run.sh")
     ap.add_argument("--eval-work", help="--work of scripts/eval_retrieval.py")
     ap.add_argument("--repo", action="append", default=[], help="only these SEMBLE-PUB repos")
-    ap.add_argument("--sets", default="click,click-ja,ja", help=f"of {', '.join(SETS)}")
+    ap.add_argument("--sets", default="click,click-ja,ja", help=f"of {', '.join(SETS)}, mixed-ja")
     ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     ap.add_argument("--per-query", action="store_true")
     args = ap.parse_args()
