@@ -27,6 +27,7 @@ CJK_TEXT = CJK_LETTERS + CJK_PUNCTUATION
 _CJK_LETTER = re.compile(f"[{CJK_LETTERS}]")
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}ー]+")
 _HIRAGANA_ONLY = re.compile(f"^[{HIRAGANA}ー]+$")
+_HIRAGANA_CHAR = re.compile(f"[{HIRAGANA}]")
 _KANA_CHAR = re.compile(f"[{KANA}]")
 _HAN_CHAR = re.compile(f"[{HAN}]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")
@@ -65,6 +66,12 @@ def loanwords(text: str) -> list[str]:
 def is_hiragana_only(gram: str) -> bool:
     """Hiragana-only grams are particles and endings (のは, ます, です): no evidence of a topic."""
     return bool(_HIRAGANA_ONLY.match(gram))
+
+
+def has_hiragana(gram: str) -> bool:
+    """Whether ``gram`` holds a hiragana letter: a character bigram with one mostly straddles a
+    particle or an ending (の大, 則で)."""
+    return bool(_HIRAGANA_CHAR.search(gram))
 
 
 def script_counts(text: str) -> tuple[int, int, int]:

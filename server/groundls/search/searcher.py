@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from groundls.chunkers.textrules import is_cjk, loanwords
+from groundls.chunkers.textrules import has_hiragana, is_cjk, loanwords
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -22,9 +21,6 @@ from groundls.search.fusion import (
     rrf,
 )
 from groundls.search.query import Query, analyse, latin_names
-
-# hiragana: particles, endings and okurigana
-_KANA_EDGE = re.compile("[\u3041-\u309f]")
 
 #: Candidates taken from each list before fusion.
 CANDIDATES = 50
@@ -506,4 +502,4 @@ def _words_it_can_hold(hit: Hit, q: Query, asked: Query) -> set[str]:
     words, not its English rewrite's; and of a Japanese question's character bigrams only those
     of kanji and katakana count (one with a kana in it mostly straddles a particle: の大, 則で)."""
     terms = asked.terms if is_cjk(hit.text) else q.terms
-    return {t for t in terms if not _KANA_EDGE.search(t)}
+    return {t for t in terms if not has_hiragana(t)}
