@@ -75,7 +75,8 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
         searcher._vector_lists(q, filters, 10, {"static", "use"}, found)
         own = next(x for x in found.lists if x.name == "vector:use")
         assert rowid not in own.ids  # fifteen Japanese sections fill its ten places
-        searcher._split_by_language(q, "ja", filters, 10, found)
+        found = _Evidence()
+        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, unlikely="ja")
         likely = next(x for x in found.lists if x.name == "vector:use")
         other = next(x for x in found.lists if x.name == "vector:use:ja")
         assert rowid in likely.ids and likely.weight == other.weight

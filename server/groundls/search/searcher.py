@@ -44,6 +44,9 @@ LATIN_SPACES = ("static", "minilm")
 #: The space that reads Japanese and English alike: it judges which language's passages a
 #: rewritten Japanese question is nearer to (see ``Searcher._unlikely_language``).
 MULTILINGUAL_SPACE = "use"
+#: How much deeper the question's own lists search when they are split by language (as deep as
+#: a path filter makes every list).
+DEEPER = 4
 
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
 Rewrite = Callable[[str], "str | None"]
@@ -100,25 +103,22 @@ class Searcher:
         if not q.text:
             return SearchResult()
         k = filters.k or self.config.k
-        candidates = CANDIDATES * (4 if filters.paths else 1)
+        candidates = CANDIDATES * (DEEPER if filters.paths else 1)
         # a space without vectors (the deep tier before its fill) would only cost an embedding
         filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
+        english = self._english(q, filled)
+        unlikely = self._unlikely_language(q, english, filters, filled) if english else None
         found = _Evidence()
-        self._vector_lists(q, filters, candidates, filled, found)
+        self._vector_lists(q, filters, candidates, filled, found, unlikely)
         keyword_weight = (
             self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
         )
-        self._keyword_lists(q, filters, candidates, keyword_weight, found)
-        english = self._english(q, filled)
-        unlikely = None
+        self._keyword_lists(q, filters, candidates, keyword_weight, found, unlikely)
         if english is not None:
-            unlikely = self._unlikely_language(q, english, filters, filled)
             # nearer Japanese passages, the rewrite's words are found in them only in passing
             # (a command, a setting's name): its lists count half
             share = signals.OTHER_LANGUAGE if unlikely == "en" else 1.0
             self._english_lists(english, filters, candidates, filled, found, share)
-            if unlikely is not None:
-                self._split_by_language(q, unlikely, filters, candidates, found)
             q = replace(english, text=q.text, script=q.script)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
@@ -178,44 +178,24 @@ class Searcher:
             return None
         return "ja" if en > ja else "en"
 
-    def _split_by_language(
-        self,
-        q: Query,
-        unlikely: str,
-        filters: SearchFilters,
-        candidates: int,
-        found: _Evidence,
-    ) -> None:
-        """The question's own multilingual and keyword lists, searched deeper and split in two of
-        the same weight: the likely language's passages and the other's. A Japanese question's
-        own lists fill their places with Japanese passages, so in a workspace of both languages
-        the English chunks that answer it would otherwise not be candidates at all."""
-        space = MULTILINGUAL_SPACE
-        deep = candidates * 4
-        vector = self.models.query_vector(space, q.text)
-        searches: dict[str, Callable[[], list[tuple[int, float]]]] = {
-            f"vector:{space}": lambda: self.store.knn(space, vector, deep, filters),
-            f"vector:{space}:sentences": lambda: self.store.knn(
-                space, vector, deep, filters, by_sentence=True
-            ),
-            "keyword": lambda: self.store.keyword(
-                match_expression([*q.terms, *q.compounds]), deep, filters
-            ),
-        }
-        lists: list[RankedList] = []
-        for ranked in found.lists:
-            search = searches.get(ranked.name)
-            if search is None:
-                lists.append(ranked)
-                continue
-            ids = [r for r, _ in search()]
-            hits = self.store.hits_by_rowid(ids)
-            language = {r: signals.passage_language(h) for r, h in hits.items()}
-            likely = [r for r in ids if r in language and language[r] != unlikely]
-            other = [r for r in ids if r in language and language[r] == unlikely]
-            lists.append(replace(ranked, ids=likely[:candidates]))
-            lists.append(replace(ranked, name=f"{ranked.name}:{unlikely}", ids=other[:candidates]))
-        found.lists[:] = lists
+    def _by_language(
+        self, name: str, weight: float, ids: list[int], unlikely: str | None, candidates: int
+    ) -> list[RankedList]:
+        """One candidate list; or, when a language is unlikely (see ``_unlikely_language``), two
+        of the same weight: the likely language's passages and the other's. A Japanese
+        question's own lists fill their places with Japanese passages, so in a workspace of both
+        languages the English chunks that answer it would otherwise not be candidates at all; the
+        caller searches ``DEEPER`` times as far for them."""
+        if unlikely is None:
+            return [RankedList(name, weight, ids)]
+        hits = self.store.hits_by_rowid(ids)
+        language = {r: signals.passage_language(h) for r, h in hits.items()}
+        likely = [r for r in ids if r in language and language[r] != unlikely]
+        other = [r for r in ids if r in language and language[r] == unlikely]
+        return [
+            RankedList(name, weight, likely[:candidates]),
+            RankedList(f"{name}:{unlikely}", weight, other[:candidates]),
+        ]
 
     def _vector_lists(
         self,
@@ -224,15 +204,19 @@ class Searcher:
         candidates: int,
         filled: set[str],
         found: _Evidence,
+        unlikely: str | None = None,
     ) -> None:
-        """The nearest chunks to the question in each embedding space that holds vectors."""
+        """The nearest chunks to the question in each embedding space that holds vectors (the
+        multilingual space's by language when one is unlikely, see ``_by_language``)."""
         for space in self.policy.all_spaces:
             weight = self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             if weight <= 0 or space not in filled:
                 continue
+            split = unlikely if space == MULTILINGUAL_SPACE else None
+            depth = candidates * DEEPER if split else candidates
             vector = self.models.query_vector(space, q.text)
-            nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            found.lists.append(RankedList(f"vector:{space}", weight, nearest))
+            nearest = [r for r, _ in self.store.knn(space, vector, depth, filters)]
+            found.lists += self._by_language(f"vector:{space}", weight, nearest, split, candidates)
             if weight >= 1.0 and nearest:
                 found.tops[space] = nearest[0]
             if q.script == "latin" and space in UNIQUE_BOOST:
@@ -245,21 +229,32 @@ class Searcher:
                 )
             if space == PARTS_SPACE:
                 # Japanese prose by its best sentence, weighted as that prose's own list is
-                by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
+                by_sentence = self.store.knn(space, vector, depth, filters, by_sentence=True)
                 parts_weight = weight if q.script == "cjk" else UNIQUE_BOOST.get(space, weight)
                 ids = [r for r, _ in by_sentence]
-                found.lists.append(RankedList(f"vector:{space}:sentences", parts_weight, ids))
+                found.lists += self._by_language(
+                    f"vector:{space}:sentences", parts_weight, ids, split, candidates
+                )
 
     def _keyword_lists(
-        self, q: Query, filters: SearchFilters, candidates: int, weight: float, found: _Evidence
+        self,
+        q: Query,
+        filters: SearchFilters,
+        candidates: int,
+        weight: float,
+        found: _Evidence,
+        unlikely: str | None = None,
     ) -> None:
-        """The question's words, and its quoted phrases as written, in the keyword index."""
+        """The question's words (by language when one is unlikely, see ``_by_language``), and
+        its quoted phrases as written, in the keyword index."""
         if q.terms:
             # and the question's word pairs as the one name code would write (``JSON element``
             # finds ``JsonElement``, whose parts alone are in half the files)
             expression = match_expression([*q.terms, *q.compounds])
-            found.keyword_ids = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            found.lists.append(RankedList("keyword", weight, found.keyword_ids))
+            depth = candidates * DEEPER if unlikely else candidates
+            matched = [r for r, _ in self.store.keyword(expression, depth, filters)]
+            found.keyword_ids = matched[:candidates]
+            found.lists += self._by_language("keyword", weight, matched, unlikely, candidates)
         if q.phrases:
             # quoted text as written (an error message, a UI string): an exact phrase
             expression = match_expression([index_terms(p) for p in q.phrases])
