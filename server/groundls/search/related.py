@@ -120,20 +120,25 @@ def neighbours(
     ]
 
 
-def related(store: Store, rowid: int, k: int) -> list[tuple[int, float]]:
-    """(chunk, score) of the chunks related to chunk ``rowid``, best first, itself excluded:
-    its nearest chunks in each embedding space fused with what it mentions or is mentioned by."""
-    own = store.hits_by_rowid([rowid]).get(rowid)
-    if own is None:
-        return []
+def related(store: Store, own: Hit, rowid: int, k: int) -> list[tuple[Hit, float]]:
+    """The chunks related to chunk ``rowid`` (``own``) and their scores, best first, itself
+    excluded: its nearest chunks in each embedding space fused with what it mentions or is
+    mentioned by."""
     vectors = store.chunk_vectors(rowid)
     lists = neighbours(store, rowid, vectors, k)
     symbol = store.symbols_by_rowid([rowid]).get(rowid, "")
     named = [r for r in mentions(store, own, symbol, vectors) if r != rowid]
     lists.append(RankedList("mentions", MENTIONS_WEIGHT * max(1, len(lists)), named))
     scores = rrf(lists)
+    hits = store.hits_by_rowid(list(scores))
     if noise(own.path) == 1.0:
         # as in search: tests, examples and change logs restate or aside, seldom the note wanted
-        for r, hit in store.hits_by_rowid(list(scores)).items():
+        for r, hit in hits.items():
             scores[r] *= noise(hit.path)
-    return sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    return best_first(scores, hits)
+
+
+def best_first(scores: dict[int, float], hits: dict[int, Hit]) -> list[tuple[Hit, float]]:
+    """The scored chunks that still exist, best first."""
+    ordered = sorted(scores, key=scores.__getitem__, reverse=True)
+    return [(hits[r], scores[r]) for r in ordered if r in hits]

@@ -399,36 +399,24 @@ class Searcher:
 
     def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
         """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
-        rowid = self.store.chunk_rowid(chunk_id)
-        if rowid is None:
-            raise KeyError(chunk_id)
-        own = self.store.hits_by_rowid([rowid])[rowid]
+        rowid, own = self._stored(chunk_id)
         lists = related_chunks.neighbours(self.store, rowid, self.store.chunk_vectors(rowid), k)
         scores = rrf(lists)
-        ordered = sorted(scores, key=scores.__getitem__, reverse=True)
-        hits = self.store.hits_by_rowid(ordered)
-        out = [
-            _scored(hits[r], scores[r])
-            for r in ordered
-            if r in hits and not _overlaps(hits[r], own)
-        ]
-        return out[:k]
+        scored = related_chunks.best_first(scores, self.store.hits_by_rowid(list(scores)))
+        return _apart(scored, own, k)
 
     def related(self, chunk_id: str, k: int = 3) -> list[Hit]:
         """What is related to a stored chunk (see :mod:`groundls.search.related`), excluding
         itself and what overlaps it; no model call."""
+        rowid, own = self._stored(chunk_id)
+        return _apart(related_chunks.related(self.store, own, rowid, k), own, k)
+
+    def _stored(self, chunk_id: str) -> tuple[int, Hit]:
+        """A stored chunk's row and hit; KeyError for an unknown id."""
         rowid = self.store.chunk_rowid(chunk_id)
         if rowid is None:
             raise KeyError(chunk_id)
-        own = self.store.hits_by_rowid([rowid])[rowid]
-        scored = related_chunks.related(self.store, rowid, k)
-        hits = self.store.hits_by_rowid([r for r, _ in scored])
-        out = [
-            _scored(hits[r], score)
-            for r, score in scored
-            if r in hits and not _overlaps(hits[r], own)
-        ]
-        return out[:k]
+        return rowid, self.store.hits_by_rowid([rowid])[rowid]
 
     def section_neighbours(self, hit: Hit) -> list[Hit]:
         """The chunks just before and after ``hit`` in the same section (body + table, ...)."""
@@ -460,6 +448,11 @@ def _overlaps(a: Hit, b: Hit) -> bool:
 
 def _scored(hit: Hit, score: float) -> Hit:
     return replace(hit, score=round(score, 6))
+
+
+def _apart(scored: list[tuple[Hit, float]], own: Hit, k: int) -> list[Hit]:
+    """The first ``k`` of ``scored`` that do not overlap ``own``, with their scores."""
+    return [_scored(hit, score) for hit, score in scored if not _overlaps(hit, own)][:k]
 
 
 def _confidence(
