@@ -7,9 +7,11 @@ from groundls.answer.hygiene import (
     cite_quoted_source,
     drop_foreign_pastes,
     drop_lead_in,
+    drop_scaffolding,
     paragraphs,
     pasted_share,
     repoint_citations,
+    restates,
     strip_labels,
 )
 from groundls.results import Hit
@@ -343,3 +345,52 @@ def test_no_definition_is_chosen_when_none_or_several_excerpts_define_the_name()
     partial = {1: _hit("a.Reader", text_type="members"), 2: _hit("a.Reader", text_type="module")}
     assert asked_definition("Reader", partial) is None
     assert cite_definition_first("It reads [1].", None) == ("It reads [1].", 0)
+
+
+def test_the_question_restated_as_a_title_line_is_dropped():
+    question = "lintian でパッケージをチェックする方法"
+    answer = (
+        "lintian でパッケージをチェックする方法\n\ndebuild コマンドを使えば一気に実行できます。 [1]"
+    )
+    assert drop_scaffolding(answer, question, []) == (
+        "debuild コマンドを使えば一気に実行できます。 [1]",
+        1,
+    )
+    # with a hedge word in front, and in English
+    assert restates("推測ですが、lintian でパッケージをチェックする方法", question)
+    assert restates("How to check a package with lintian", "How to check a package with lintian?")
+
+
+def test_a_sentence_that_repeats_the_question_is_kept():
+    question = "ヘルプの一覧に出る1行の説明は docstring からどう作られる？"
+    # a sentence (it ends), a line that opens a list (a colon), a line citing an excerpt
+    for line in (
+        "ヘルプの一覧に出る1行の説明は docstring から作られます。",
+        "ヘルプの一覧に出る1行の説明は docstring から次の手順で作られる：",
+        "ヘルプの一覧に出る1行の説明は docstring から作られる [2]",
+    ):
+        assert not restates(line, question)
+        assert drop_scaffolding(line + "\n\n1. 先頭の段落を取る。", question, []) == (
+            line + "\n\n1. 先頭の段落を取る。",
+            0,
+        )
+    # only the first line can be a title
+    later = "まず説明します。\n\nヘルプの一覧に出る1行の説明は docstring からどう作られる"
+    assert drop_scaffolding(later, question, [])[1] == 0
+
+
+def test_copied_excerpt_scaffolding_is_dropped_but_code_blocks_are_left_alone():
+    source = "## 3.1. quilt のセットアップ\n\nquilt を使うには dquilt を作ります。"
+    answer = (
+        "## 3.1. quilt のセットアップ\n…\ndquilt エイリアスを作ります [1]。\n\n---\n\n"
+        "click > parser > OptionParser\n```\n---\n...\n```"
+    )
+    text, dropped = drop_scaffolding(
+        answer, "dquilt の設定", [source], {"click > parser > OptionParser"}
+    )
+    assert text == "dquilt エイリアスを作ります [1]。\n\n```\n---\n...\n```"
+    assert dropped == 4
+    # a heading of the model's own is not an excerpt's
+    assert drop_scaffolding("## 手順\n作ります [1]。", "x", [source])[1] == 0
+    # an answer that is nothing but scaffolding is kept as it is
+    assert drop_scaffolding("---", "x", []) == ("---", 0)

@@ -13,6 +13,9 @@
   that describes it rather than the excerpt that defines it: the definition is cited first.
 - Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
   pasting an English excerpt: such a paragraph is dropped.
+- It copies the prompt's scaffolding: the question restated as a title line above the answer,
+  an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, the ``…`` that
+  stands for elided lines. Those lines are dropped (:func:`drop_scaffolding`).
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
+from difflib import SequenceMatcher
 
 from groundls.answer.citations import (
     MARKER,
@@ -311,6 +315,81 @@ def drop_foreign_pastes(text: str, sources: Sequence[str]) -> tuple[str, int]:
     if not dropped or not any(b.strip() for b in kept):
         return text, 0
     return "\n\n".join(kept).strip(), dropped
+
+
+#: A line that only separates excerpts (``---``) or stands for elided lines (``…``).
+_SEPARATOR_LINE = re.compile(r"[ \t]*(?:-{3,}|\*{3,}|_{3,}|…+|\.{3,}|⋯+)[ \t]*")
+#: What a title line may hold besides the question's letters.
+_NOT_LETTERS = re.compile(r"[\W_]+")
+#: A restated question: this share of the line's letters, in order, are the question's.
+RESTATED = 0.8
+
+
+def restates(line: str, question: str) -> bool:
+    """Whether ``line`` is the question written again as a title: no citation, no sentence end
+    (nor a colon, which opens what follows), and at least ``RESTATED`` of its letters (punctuation and spaces aside, a leading hedge word
+    too) the question's in order, covering most of the question."""
+    if MARKER.search(line) or re.search(r"[。！？!?:：]\s*$|\.\s*$", line.strip()):
+        return False
+    body = _HEDGED.sub("", line.strip()).lstrip("、,: ")
+    a = _NOT_LETTERS.sub("", body).lower()
+    b = _NOT_LETTERS.sub("", question).lower()
+    if len(a) < 4 or not b:
+        return False
+    same = sum(m.size for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return same >= RESTATED * len(a) and same >= 0.6 * len(b)
+
+
+def drop_scaffolding(
+    text: str, question: str, sources: Sequence[str], names: Collection[str] = ()
+) -> tuple[str, int]:
+    """The answer without the prompt's scaffolding it copied: a first line that restates the
+    question (:func:`restates`); outside fenced code, lines that only separate excerpts or stand
+    for elided ones, an excerpt's Markdown heading (``## 4.1. control``, a line an excerpt
+    holds) and an excerpt's name as its label shows it (``click > parser > OptionParser``,
+    ``names``). Returns the text and how many lines went; an answer that would be left empty is
+    kept."""
+    lines = text.split("\n")
+    keep: list[str] = []
+    dropped = 0
+    fenced = False
+    first = True
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        if not fenced and not stripped.startswith("```") and stripped:
+            bare = stripped.strip("*`")
+            if (
+                (first and restates(stripped, question))
+                or _SEPARATOR_LINE.fullmatch(stripped)
+                or bare in names
+                or (stripped.startswith("#") and _heading_of(stripped, sources, names))
+            ):
+                dropped += 1
+                continue
+        if stripped:
+            first = False
+        keep.append(line)
+    if not dropped:
+        return text, 0
+    out = re.sub(r"\n{3,}", "\n\n", "\n".join(keep)).strip()
+    if not out:
+        return text, 0
+    return out, dropped
+
+
+def _heading_of(line: str, sources: Sequence[str], names: Collection[str]) -> bool:
+    """Whether a Markdown heading line names an excerpt: its title is an excerpt's name, or a
+    heading of one (whatever its level)."""
+    title = line.lstrip("#").strip()
+    if not title:
+        return False
+    return title in names or any(
+        source_line.lstrip().startswith("#") and source_line.lstrip("#").strip() == title
+        for source in sources
+        for source_line in source.splitlines()
+    )
 
 
 def pasted_share(answer: str, sources: Sequence[str], width: int = 20) -> float:

@@ -49,14 +49,19 @@ class Excerpt:
 def excerpt_label(hit: Hit) -> str:
     """``path:start-end (breadcrumb > title)`` — the location line of an excerpt."""
     where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+    name = excerpt_name(hit)
+    return f"{where} ({name})" if name else where
+
+
+def excerpt_name(hit: Hit) -> str:
+    """``breadcrumb > title``: what an excerpt's label calls it."""
     crumbs = [c for c in hit.breadcrumb if c]
     title = hit.title.strip()
     # code titles are often qualified ("mod.func") while the breadcrumb already ends in "func"
     last = title.replace("::", ".").rsplit(".", 1)[-1]
     if title and title not in crumbs and (not crumbs or crumbs[-1] != last):
         crumbs.append(title)
-    name = " > ".join(crumbs)
-    return f"{where} ({name})" if name else where
+    return " > ".join(crumbs)
 
 
 def fit_excerpts(

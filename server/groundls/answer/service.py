@@ -19,6 +19,7 @@ from groundls.answer.prompt import (
     build_messages,
     detect_language,
     excerpt_label,
+    excerpt_name,
     fit_excerpts,
     user_prompt,
 )
@@ -459,6 +460,10 @@ class AnswerService:
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
         answer_text, labels = hygiene.strip_labels(parsed.answer, paths)
         answer_text = hygiene.drop_lead_in(answer_text)
+        names = {excerpt_name(e.hit) for e in excerpts} | {e.hit.title.strip() for e in excerpts}
+        answer_text, scaffolding = hygiene.drop_scaffolding(
+            answer_text, question, [e.hit.text for e in excerpts], names - {""}
+        )
         pasted_away = 0
         if language == "ja":
             answer_text, pasted_away = hygiene.drop_foreign_pastes(
@@ -485,6 +490,7 @@ class AnswerService:
             "quoted_source_citations": quoted,
             "definition_citations": defined,
             "pasted_paragraphs": pasted_away,
+            "scaffolding_lines": scaffolding,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
             # an answer with no citation at all: cite the excerpt it comes from, at its end (so
