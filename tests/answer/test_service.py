@@ -538,3 +538,46 @@ def test_a_japanese_answer_may_not_begin_with_a_latin_word_or_a_bracket_an_engli
     svc.ask("ログレベルはどこで変更しますか？")
     svc.ask("where is the log level changed?")
     assert model.leads == [(True, True), (False, False)]
+
+
+class NotLoadedModel(FakeModel):
+    """A model that is not loaded yet: ``load`` takes a while and says when it began."""
+
+    def __init__(self, pieces):
+        super().__init__(pieces)
+        self.loaded = False
+        self.load_started = threading.Event()
+
+    def load(self):
+        self.load_started.set()
+        time.sleep(0.2)
+        self.loaded = True
+
+
+class SearchWatchingTheLoad(FakeWorkspace):
+    def __init__(self, hits, model):
+        super().__init__(hits)
+        self.model = model
+        self.loading_during_search: bool | None = None
+
+    def search(self, query, filters=None):
+        self.loading_during_search = self.model.load_started.wait(5)
+        return super().search(query, filters)
+
+
+def test_a_model_not_yet_loaded_loads_while_the_search_runs():
+    model = NotLoadedModel(["The retry limit is 5 [1]."])
+    workspace = SearchWatchingTheLoad([UPLOAD], model)
+    svc = AnswerService(workspace, AnswerConfig(), llm=model)
+    ans = svc.ask("How many times does upload retry?")
+    assert workspace.loading_during_search is True
+    # the answer waited for the load before sizing its excerpts, and says how long
+    assert model.loaded and ans.found
+    assert ans.timing["load_wait_ms"] is not None
+
+
+def test_a_loaded_model_is_not_loaded_again():
+    model = FakeModel(["The retry limit is 5 [1]."])
+    svc, _ = service([UPLOAD], model)
+    ans = svc.ask("How many times does upload retry?")
+    assert "load_wait_ms" not in ans.timing

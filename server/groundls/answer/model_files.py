@@ -1,6 +1,6 @@
 """The answer model's files: resolve the configured or packaged GGUF, assemble the packaged parts.
 
-`python -m groundls.answer.model_files prepare` assembles the packaged model and checks llama.cpp's
+`python -m groundls.answer.model_files prepare` assembles the packaged model and times llama.cpp's
 CPU kernels once (install_llm.sh).
 """
 
@@ -196,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     from groundls.answer.runtime import extra_buffers_safe
 
     fast = extra_buffers_safe(path)
-    print(f"llama.cpp CPU kernels: {'optimised' if fast else 'safe (optimised ones crash here)'}")
+    kernels = "extra buffer types (repacked weights)" if fast else "plain buffers"
+    print(f"llama.cpp CPU kernels: {kernels}, the quicker here (measured once per machine)")
     return 0
 
 

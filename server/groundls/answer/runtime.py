@@ -145,6 +145,9 @@ class LocalLLM:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 2
         self.idle_unload_s = idle_unload_s
+        #: whether llama.cpp's extra CPU buffer types are used (decided at load, see
+        #: ``extra_buffers_safe``; speeds and saved states are kept per choice)
+        self.extra_buffers = True
         #: prompt tokens read per second, measured on this machine (None until the first answer
         #: here; remembered between runs)
         self.prefill_rate: float | None = _rates().get(self._rate_key)
@@ -156,7 +159,6 @@ class LocalLLM:
         self._timer: threading.Timer | None = None
         self._closed = False
         self.last_load_ms = 0.0
-        self.extra_buffers = True
         #: KV state of prompt prefixes already read (the fixed system prompts), by their tokens:
         #: another prompt in between (a question rewrite) no longer costs re-reading them.
         self._prefixes: dict[tuple[int, ...], bytes] = {}
@@ -210,7 +212,9 @@ class LocalLLM:
                 self._abort.install(llm)
             except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
-            self.extra_buffers = extra
+            if extra != self.extra_buffers:
+                self.extra_buffers = extra
+                self.prefill_rate = _rates().get(self._rate_key)
             self._formatter = _make_formatter(llm)
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
@@ -228,13 +232,19 @@ class LocalLLM:
                 log.info("unloaded %s", self.spec.name)
 
     @functools.cached_property
-    def _rate_key(self) -> str:
-        """This model on this machine and llama.cpp build (speeds and saved states are per key)."""
+    def _machine_key(self) -> str:
+        """This model on this machine and llama.cpp build."""
         try:
             machine = _probe_key()
         except Exception:  # noqa: BLE001 - llama_cpp missing or odd: rates are per process then
             machine = ""
         return f"{self.spec.name}|{self.n_threads}|{machine}"
+
+    @property
+    def _rate_key(self) -> str:
+        """This model on this machine and build with this choice of buffers: speeds and saved
+        states are kept per key."""
+        return f"{self._machine_key}|{'extra' if self.extra_buffers else 'plain'}"
 
     def _touch(self) -> None:
         """(Re)start the idle timer; it unloads the model when nothing used it for idle_unload_s."""
@@ -576,13 +586,36 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 # types disabled (slower prompt reading, but it works). The verdict is remembered per machine and
 # llama.cpp build.
 
+#: A child process loads the model with (argv 2 = "1") or without llama.cpp's extra CPU buffer
+#: types and prints how fast it reads a prompt and writes tokens; the kernels of the extra types
+#: can die with SIGILL (AMX advertised to a VM guest that may not use it).
 _PROBE = """
-import sys
+import json, sys, time
+import llama_cpp.llama_cpp as capi
 from llama_cpp import Llama
-llm = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, n_batch=64, verbose=False)
-llm.eval(llm.tokenize(b"def retry_upload(path): return send(path) # probe " * 3))
-print("ok")
+if sys.argv[2] != "1":
+    original = capi.llama_model_default_params
+    def patched():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+    capi.llama_model_default_params = patched
+threads = int(sys.argv[3])
+llm = Llama(model_path=sys.argv[1], n_ctx=512, n_threads=threads, n_threads_batch=threads,
+            n_batch=512, n_ubatch=int(sys.argv[4]), verbose=False)
+prompt = llm.tokenize(b"def retry_upload(path): return send(path) # probe " * 30)[:256]
+t = time.perf_counter()
+llm.eval(prompt)
+prefill = len(prompt) / (time.perf_counter() - t)
+t = time.perf_counter()
+for _ in range(16):
+    llm.eval(prompt[-1:])
+decode = 16 / (time.perf_counter() - t)
+print(json.dumps({"prefill": prefill, "decode": decode}))
 """
+#: What the choice of buffers is timed on: a typical answer, its prompt and what it writes.
+TYPICAL_PROMPT_TOKENS = 900
+TYPICAL_ANSWER_TOKENS = 120
 _PARAMS_LOCK = threading.Lock()
 
 
@@ -606,40 +639,56 @@ def _probe_key() -> str:
 
 
 def extra_buffers_safe(model_path: Path) -> bool:
-    """Whether llama.cpp's extra CPU buffer types (weight repacking, AMX) run on this machine."""
+    """Whether to load with llama.cpp's extra CPU buffer types (weight repacking, AMX): only
+    when they run on this machine and make a typical answer quicker. Measured once per machine
+    and llama.cpp build, in child processes (install_llm.sh does it at install): on a Zen 5 they
+    wrote tokens a third faster but read prompts a third slower; where they crash, never."""
     import subprocess
     import sys
 
     if os.environ.get("GROUNDLS_LLM_EXTRA_BUFFERS") in ("0", "1"):
         return os.environ["GROUNDLS_LLM_EXTRA_BUFFERS"] == "1"
     try:
-        key = _probe_key()
+        key = _probe_key() + "|timed"
     except Exception:  # noqa: BLE001 - no key, no probe: use the safe setting
         return False
     record_path = cache_dir() / "cpu_probe.json"
-    record: dict[str, bool] = {}
+    record: dict[str, Any] = {}
     with contextlib.suppress(OSError, ValueError):
         record = json.loads(record_path.read_text())
-    if key in record:
-        return bool(record[key])
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", _PROBE, str(model_path)],
-            capture_output=True,
-            timeout=180,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    ok = proc.returncode == 0
-    if not ok:
-        log.warning(
-            "llama.cpp's optimised CPU kernels crash on this machine (exit %s); "
-            "loading without them",
-            proc.returncode,
-        )
-    record[key] = ok
+    if isinstance(record.get(key), dict):
+        return bool(record[key].get("extra"))
+
+    def timed(extra: bool) -> dict[str, float] | None:
+        threads = str(os.cpu_count() or 2)
+        command = [sys.executable, "-c", _PROBE, str(model_path), str(int(extra)), threads]
+        try:
+            proc = subprocess.run([*command, str(UBATCH)], capture_output=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode != 0:
+            return None
+        with contextlib.suppress(ValueError, IndexError):
+            speeds = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+            if speeds.get("prefill", 0) > 0 and speeds.get("decode", 0) > 0:
+                return speeds
+        return None
+
+    with_extra = timed(True)
+    without = timed(False) if with_extra is not None else None
+    if with_extra is None:
+        log.warning("llama.cpp's optimised CPU kernels crash on this machine; loading without them")
+    extra = with_extra is not None and (
+        without is None or _answer_seconds(with_extra) < _answer_seconds(without)
+    )
+    record[key] = {"extra": extra, "with": with_extra, "without": without}
     write_atomic(record_path, json.dumps(record, indent=1).encode())
-    return ok
+    return extra
+
+
+def _answer_seconds(speeds: dict[str, float]) -> float:
+    """Seconds a typical answer takes at these speeds (reading its prompt, writing it)."""
+    return TYPICAL_PROMPT_TOKENS / speeds["prefill"] + TYPICAL_ANSWER_TOKENS / speeds["decode"]
 
 
 @contextlib.contextmanager

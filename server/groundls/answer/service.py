@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -234,6 +235,7 @@ class AnswerService:
             raise AnswerError(f"k must be an integer from 1 to {MAX_ASK_K}")
         t0 = time.perf_counter()
         language = detect_language(question)
+        loading = self._load_early()
         found = self.workspace.search(question, replace(filters, k=k or self.config.k))
         # a "low" search found only the nearest chunks, with no keyword or agreement evidence.
         # When most of the question's words occur nowhere in the workspace it is not about this
@@ -254,6 +256,8 @@ class AnswerService:
                 on_sources([])
             if on_token is not None:
                 on_token(text)
+            if loading is not None:
+                loading.join()  # (a process that exits now must not leave it half done)
             timing["first_token_ms"] = _ms(t0)
             timing["total_ms"] = _ms(t0)
             ans = Answer(
@@ -263,6 +267,11 @@ class AnswerService:
             return ans
 
         model = self._model()
+        if loading is not None:
+            # the excerpts are sized by the time left, which the rest of the load takes from
+            waited = time.perf_counter()
+            loading.join()
+            timing["load_wait_ms"] = _ms(waited)
         # the model's own tokenizer once it is loaded; a calibrated estimate before that, so the
         # sources can be shown before the (slow) first load
         count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
@@ -320,6 +329,23 @@ class AnswerService:
         ans.timing["total_ms"] = _ms(t0)
         self._record(question, ans)
         return ans
+
+    def _load_early(self) -> threading.Thread | None:
+        """Start loading the model while the search runs, when it is not loaded yet (the first
+        question of a process or after the idle unload would otherwise wait for the load, one
+        to two seconds on 2 cores, after the search). A failed load is reported by the answer
+        itself, which tries again."""
+        model = self._model()
+        if model is None or getattr(model, "loaded", True) or not hasattr(model, "load"):
+            return None
+
+        def load() -> None:
+            with contextlib.suppress(Exception):
+                model.load()
+
+        thread = threading.Thread(target=load, name="groundls-model-load", daemon=True)
+        thread.start()
+        return thread
 
     def _context_budget(
         self,

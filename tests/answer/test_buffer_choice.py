@@ -1,0 +1,66 @@
+"""Which llama.cpp CPU buffers the model loads with: timed once in child processes, then kept."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from groundls.answer import runtime
+
+
+class _Children:
+    """Stands in for the probe's child processes: each setting's speeds, or a crash (None)."""
+
+    def __init__(self, with_extra: dict[str, float] | None, without: dict[str, float]) -> None:
+        self.speeds = {"1": with_extra, "0": without}
+        self.calls: list[str] = []
+
+    def run(self, command: list[str], **_: Any) -> subprocess.CompletedProcess[bytes]:
+        extra = command[4]
+        self.calls.append(extra)
+        speeds = self.speeds[extra]
+        if speeds is None:
+            return subprocess.CompletedProcess(command, -4, b"", b"Illegal instruction")
+        return subprocess.CompletedProcess(command, 0, json.dumps(speeds).encode(), b"")
+
+
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    monkeypatch.delenv("GROUNDLS_LLM_EXTRA_BUFFERS", raising=False)
+    monkeypatch.setattr(runtime, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(runtime, "_probe_key", lambda: "machine")
+
+    def make(with_extra: dict[str, float] | None, without: dict[str, float]) -> _Children:
+        fake = _Children(with_extra, without)
+        monkeypatch.setattr(subprocess, "run", fake.run)
+        return fake
+
+    return make
+
+
+def test_extra_buffers_are_used_only_when_a_typical_answer_is_quicker_with_them(children):
+    # quicker to write but slower to read 900 prompt tokens: 900/170 + 120/37 > 900/270 + 120/28
+    children({"prefill": 170.0, "decode": 37.0}, {"prefill": 270.0, "decode": 28.0})
+    assert runtime.extra_buffers_safe(Path("model.gguf")) is False
+
+
+def test_extra_buffers_are_used_when_they_are_quicker(children, tmp_path: Path):
+    fake = children({"prefill": 300.0, "decode": 40.0}, {"prefill": 200.0, "decode": 30.0})
+    assert runtime.extra_buffers_safe(Path("model.gguf")) is True
+    assert fake.calls == ["1", "0"]
+    # measured once: the choice and the speeds are kept for the next process
+    record = json.loads((tmp_path / "cpu_probe.json").read_text())
+    assert record["machine|timed"]["extra"] is True
+    assert record["machine|timed"]["without"] == {"prefill": 200.0, "decode": 30.0}
+    assert runtime.extra_buffers_safe(Path("model.gguf")) is True
+    assert fake.calls == ["1", "0"]
+
+
+def test_extra_buffers_that_crash_are_never_used(children):
+    fake = children(None, {"prefill": 200.0, "decode": 30.0})
+    assert runtime.extra_buffers_safe(Path("model.gguf")) is False
+    assert fake.calls == ["1"]
