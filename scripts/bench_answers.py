@@ -391,7 +391,7 @@ def prefill_rates() -> None:
         print(f"no model: {note}", file=sys.stderr)
         return
     path = model_files.gguf_path(spec)
-    with runtime._model_params(use_extra_bufts=runtime.extra_buffers_safe(path)):
+    with runtime._model_params(use_extra_bufts=runtime.use_extra_buffers(path)):
         llm = Llama(
             model_path=str(path),
             n_ctx=2048,

@@ -45,22 +45,22 @@ def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 def test_extra_buffers_are_used_only_when_a_typical_answer_is_quicker_with_them(children):
     # quicker to write but slower to read 900 prompt tokens: 900/170 + 120/37 > 900/270 + 120/28
     children({"prefill": 170.0, "decode": 37.0}, {"prefill": 270.0, "decode": 28.0})
-    assert runtime.extra_buffers_safe(Path("model.gguf")) is False
+    assert runtime.use_extra_buffers(Path("model.gguf")) is False
 
 
 def test_extra_buffers_are_used_when_they_are_quicker(children, tmp_path: Path):
     fake = children({"prefill": 300.0, "decode": 40.0}, {"prefill": 200.0, "decode": 30.0})
-    assert runtime.extra_buffers_safe(Path("model.gguf")) is True
+    assert runtime.use_extra_buffers(Path("model.gguf")) is True
     assert fake.calls == ["1", "0"]
     # measured once: the choice and the speeds are kept for the next process
     record = json.loads((tmp_path / "cpu_probe.json").read_text())
     assert record["machine|timed"]["extra"] is True
     assert record["machine|timed"]["without"] == {"prefill": 200.0, "decode": 30.0}
-    assert runtime.extra_buffers_safe(Path("model.gguf")) is True
+    assert runtime.use_extra_buffers(Path("model.gguf")) is True
     assert fake.calls == ["1", "0"]
 
 
 def test_extra_buffers_that_crash_are_never_used(children):
     fake = children(None, {"prefill": 200.0, "decode": 30.0})
-    assert runtime.extra_buffers_safe(Path("model.gguf")) is False
+    assert runtime.use_extra_buffers(Path("model.gguf")) is False
     assert fake.calls == ["1"]

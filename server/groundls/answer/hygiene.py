@@ -327,8 +327,8 @@ RESTATED = 0.8
 
 def restates(line: str, question: str) -> bool:
     """Whether ``line`` is the question written again as a title: no citation, no sentence end
-    (nor a colon, which opens what follows), and at least ``RESTATED`` of its letters (punctuation and spaces aside, a leading hedge word
-    too) the question's in order, covering most of the question."""
+    (nor a colon, which opens what follows), and at least ``RESTATED`` of its letters (spaces,
+    punctuation and a leading hedge word aside) the question's, in order, covering most of it."""
     if MARKER.search(line) or re.search(r"[。！？!?:：]\s*$|\.\s*$", line.strip()):
         return False
     body = _HEDGED.sub("", line.strip()).lstrip("、,: ")

