@@ -260,3 +260,19 @@ def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(s
     # the other prompt shares no tokens with the system prompt: its state was restored
     assert again.reused_tokens >= model._fixed_prefix(question, model.prompt_tokens(question))
     assert again.reused_tokens > 50
+
+
+def test_a_model_loaded_but_never_asked_is_still_unloaded_when_idle():
+    # the answer service loads the model while its search runs; when the search finds nothing
+    # the model is never asked, and must not stay loaded for ever
+    from groundls.answer import runtime
+
+    spec, _ = model_files.resolve_model("", True)
+    model = runtime.LocalLLM(spec, n_ctx=512, idle_unload_s=60)
+    try:
+        model.load()
+        assert model._timer is not None and model._timer.is_alive()
+        model._idle()
+        assert not model.loaded
+    finally:
+        model.close()

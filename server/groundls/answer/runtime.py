@@ -219,6 +219,9 @@ class LocalLLM:
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
             log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
+            # a model loaded ahead of its question (see AnswerService) that is then not asked
+            # anything (the answer was "not found" at once) is unloaded when idle all the same
+            self._touch()
             return llm
 
     def unload(self) -> None:
