@@ -29,6 +29,10 @@ A Japanese question about an English workspace is rewritten as English search wo
 model before the search (``retrieve_ms`` holds that); the rewrites start from an empty cache, as a
 new user's questions would (``--warm-rewrites``: from the user cache, as a repeated question).
 
+--new-process N also asks the first N answerable questions each with a new `groundls ask --json`
+process, as a CLI user does (the model is loaded for every question), and reports its first-token
+time.
+
 --cancel N also asks the first N answerable questions again and cancels each while the model reads
 the prompt (1 s after the search returned), reporting how long the stop took and whether anything
 was generated after the cancel.
@@ -41,6 +45,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -216,6 +221,43 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
             rows.extend(measure_cancel(name, workspace, queries, args.cancel))
     finally:
         workspace.close()
+    if args.new_process:
+        rows.extend(measure_new_process(name, args, queries, args.new_process))
+
+
+def measure_new_process(
+    name: str, args: argparse.Namespace, queries: list[dict[str, Any]], n: int
+) -> list[dict[str, Any]]:
+    """Ask the first ``n`` answerable questions each with a new ``groundls ask --json`` process,
+    as a CLI user does: the model is loaded (during the search) for every question."""
+    out: list[dict[str, Any]] = []
+    for q in [q for q in queries if q["expected"]][:n]:
+        command = [sys.executable, "-m", "groundls.cli", "ask", "--json"]
+        command += ["-w", str(CORPORA / SETS[name][1])]
+        command += ["--index-dir", str(Path(args.index_root) / name), q["query"]]
+        t0 = time.perf_counter()
+        proc = subprocess.run(command, capture_output=True, timeout=600)
+        wall_ms = (time.perf_counter() - t0) * 1000
+        try:
+            timing = json.loads(proc.stdout)["timing"]
+        except (ValueError, KeyError):
+            print(f"new process {q['id']}: no answer ({proc.returncode})", file=sys.stderr)
+            continue
+        out.append(
+            {
+                "set": name,
+                "id": q["id"],
+                "new_process_ttft_ms": timing.get("first_token_ms"),
+                "new_process_wall_ms": round(wall_ms, 1),
+            }
+        )
+        print(
+            f"new process {q['id']}: first token {timing.get('first_token_ms')} ms "
+            f"(search {timing.get('retrieve_ms')} ms), process {wall_ms:.0f} ms",
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
 
 
 def measure_cancel(
@@ -264,7 +306,8 @@ def cancel_one(workspace: Any, question: str) -> tuple[float | None, int]:
 
 def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
     cancels = [r for r in rows if "cancel_stop_ms" in r]
-    rows = [r for r in rows if "cancel_stop_ms" not in r]
+    processes = [r for r in rows if "new_process_ttft_ms" in r]
+    rows = [r for r in rows if "cancel_stop_ms" not in r and "new_process_ttft_ms" not in r]
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
     retr_ok = [r for r in answerable if r["retrieval_ok"]]
@@ -315,6 +358,9 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
             sum(1 for r in rows if r["found"]),
         ),
     }
+    if processes:
+        firsts = [r["new_process_ttft_ms"] for r in processes if r["new_process_ttft_ms"]]
+        out["new_process_ttft_ms_p50_p95"] = (pct(firsts, 0.5), pct(firsts, 0.95))
     if cancels:
         out["cancel_stop_ms_p50_max"] = (pct(stops, 0.5), max(stops) if stops else None)
         out["cancel_generated_after"] = sum(r["cancel_tokens_after"] for r in cancels)
@@ -342,6 +388,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="read Japanese questions' English rewrites from the user cache (default: every "
         "question is rewritten afresh, as a new question would be, and the time counts)",
+    )
+    ap.add_argument(
+        "--new-process",
+        type=int,
+        default=0,
+        help="answerable questions per set also asked each by a new `groundls ask` process "
+        "(a Japanese question's rewrite comes from the user cache if a run left it there)",
     )
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
     ap.add_argument("--out", default="")
