@@ -64,3 +64,13 @@ def test_extra_buffers_that_crash_are_never_used(children):
     fake = children(None, {"prefill": 200.0, "decode": 30.0})
     assert runtime.use_extra_buffers(Path("model.gguf")) is False
     assert fake.calls == ["1"]
+
+
+def test_the_record_keeps_the_newest_timings_only(children, tmp_path: Path, monkeypatch):
+    children({"prefill": 300.0, "decode": 40.0}, {"prefill": 200.0, "decode": 30.0})
+    (tmp_path / "cpu_probe.json").write_text(json.dumps({"an older build": True}))
+    for build in range(6):
+        monkeypatch.setattr(runtime, "_probe_key", lambda build=build: f"build {build}")
+        runtime.use_extra_buffers(Path("model.gguf"))
+    record = json.loads((tmp_path / "cpu_probe.json").read_text())
+    assert list(record) == [f"build {b}|timed" for b in range(6 - runtime.PROBES_KEPT, 6)]

@@ -619,6 +619,8 @@ print(json.dumps({"prefill": prefill, "decode": decode}))
 #: What the choice of buffers is timed on: a typical answer, its prompt and what it writes.
 TYPICAL_PROMPT_TOKENS = 900
 TYPICAL_ANSWER_TOKENS = 120
+#: Machines and llama.cpp builds whose timing is kept in the record.
+PROBES_KEPT = 4
 _PARAMS_LOCK = threading.Lock()
 
 
@@ -684,6 +686,9 @@ def use_extra_buffers(model_path: Path) -> bool:
     extra = with_extra is not None and (
         without is None or _answer_seconds(with_extra) < _answer_seconds(without)
     )
+    # a rebuilt llama.cpp is a new key: keep the newest few timings, not every build's
+    kept = [k for k, v in record.items() if isinstance(v, dict) and k != key][-(PROBES_KEPT - 1) :]
+    record = {k: record[k] for k in kept}
     record[key] = {"extra": extra, "with": with_extra, "without": without}
     write_atomic(record_path, json.dumps(record, indent=1).encode())
     return extra
