@@ -256,8 +256,6 @@ class AnswerService:
                 on_sources([])
             if on_token is not None:
                 on_token(text)
-            if loading is not None:
-                loading.join()  # (a process that exits now must not leave it half done)
             timing["first_token_ms"] = _ms(t0)
             timing["total_ms"] = _ms(t0)
             ans = Answer(
@@ -334,7 +332,9 @@ class AnswerService:
         """Start loading the model while the search runs, when it is not loaded yet (the first
         question of a process or after the idle unload would otherwise wait for the load, one
         to two seconds on 2 cores, after the search). A failed load is reported by the answer
-        itself, which tries again."""
+        itself, which tries again. The thread is not a daemon: a process that exits at once
+        (a "not found" answer needs no model) waits for the load instead of cutting it off, and
+        the answer itself does not wait for it."""
         model = self._model()
         if model is None or getattr(model, "loaded", True) or not hasattr(model, "load"):
             return None
@@ -343,7 +343,7 @@ class AnswerService:
             with contextlib.suppress(Exception):
                 model.load()
 
-        thread = threading.Thread(target=load, name="groundls-model-load", daemon=True)
+        thread = threading.Thread(target=load, name="groundls-model-load", daemon=False)
         thread.start()
         return thread
 
