@@ -68,12 +68,20 @@ _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
 
 def echoes_label(written: str, paths: set[str]) -> bool:
-    """Whether an answer still holds an excerpt label: ``path:12-30``, or an excerpt's path
-    with a line number or a bracketed section path after it (checked independently of the
-    repair in ``groundls.answer.hygiene``, which must have removed them)."""
+    """Whether an answer still holds an excerpt label: ``path:12-30``, an excerpt's path with a
+    line number or a bracketed section path after it, or a path header (``1. [1] guide.md``)
+    (checked independently of the repair in ``groundls.answer.hygiene``, which must have
+    removed them)."""
     if _LABEL.search(written):
         return True
-    return any(re.search(re.escape(p) + r"(:\d|\s*[(（][^)）\n]*>)", written) for p in paths)
+    if any(re.search(re.escape(p) + r"(:\d|\s*[(（][^)）\n]*>)", written) for p in paths):
+        return True
+    # a path header: an excerpt's path alone under a list number, excerpt number or heading mark
+    for line in written.splitlines():
+        head = re.match(r"[\s>*-]*(\d+[.)]\s+|#+\s*|(?=\[))(\[\d+\]\s*)?", line)
+        if head and head.group(0).strip() and line[head.end() :].strip(" *`:") in paths:
+            return True
+    return False
 
 
 def overlaps(c: dict[str, Any], expected: list[dict[str, Any]]) -> bool:

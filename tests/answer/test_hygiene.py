@@ -8,6 +8,7 @@ from groundls.answer.hygiene import (
     drop_foreign_pastes,
     drop_lead_in,
     drop_scaffolding,
+    loop_start,
     paragraphs,
     pasted_share,
     repoint_citations,
@@ -394,3 +395,52 @@ def test_copied_excerpt_scaffolding_is_dropped_but_code_blocks_are_left_alone():
     assert drop_scaffolding("## 手順\n作ります [1]。", "x", [source])[1] == 0
     # an answer that is nothing but scaffolding is kept as it is
     assert drop_scaffolding("---", "x", []) == ("---", 0)
+
+
+def test_a_path_header_under_a_list_number_or_excerpt_number_is_dropped():
+    paths = {"docs/shell-completion.rst", "first.ja.md"}
+    text = "手順です。\n\n1. [1] docs/shell-completion.rst\n   - `eval` は遅い。\n2. first.ja.md\n## first.ja.md\n終わり [1]."
+    got, dropped = strip_labels(text, paths)
+    assert got == "手順です。\n\n   - `eval` は遅い。\n終わり [1]." and dropped == 3
+    f = LabelFilter(paths)
+    assert "".join(f.feed(c) for c in text) + f.finish() == (
+        "手順です。\n\n   - `eval` は遅い。\n終わり [1]."
+    )
+
+
+def test_a_path_alone_or_in_a_sentence_is_kept_as_an_answer():
+    paths = {"src/router.go"}
+    assert (
+        strip_labels("`src/router.go`\nIt routes [1].", paths)[0]
+        == "`src/router.go`\nIt routes [1]."
+    )
+    assert strip_labels("1. src/router.go\n", paths) == ("1. src/router.go\n", 0)  # nothing else
+    assert strip_labels("1. src/router.go does the routing [1].", paths)[1] == 0
+
+
+def test_streaming_passes_an_answer_that_begins_with_a_number_once_it_is_not_a_list_head():
+    f = LabelFilter(paths={"src/a.py"})
+    assert f.feed("1") == ""  # may become "1. [1] src/a.py"
+    assert f.feed(".5 秒待ちます") == "1.5 秒待ちます"
+
+
+def test_a_paragraph_written_again_is_a_loop_cut_where_the_repeat_begins():
+    para = "このファイルにはパッケージの著作権やライセンスなどの情報を記載します。"
+    text = f"はじめに [1]。\n\n{para}\n\n{para}\n\n{para[:10]}"
+    cut = loop_start(text)
+    assert cut is not None and text[:cut] == f"はじめに [1]。\n\n{para}\n"
+
+
+def test_a_repeated_list_item_is_cut_with_the_numbered_header_above_it():
+    item = "   - `eval` runs the command each time the shell starts, which is slow."
+    text = f"Steps:\n\n1. [1] guide.rst\n{item}\n\n2. [1] guide.rst\n{item}\n"
+    cut = loop_start(text)
+    assert cut is not None and text[:cut] == f"Steps:\n\n1. [1] guide.rst\n{item}\n"
+
+
+def test_short_recurring_lines_and_code_are_not_a_loop():
+    assert loop_start("- Default: none\n- Type: str\n- Default: none\n") is None
+    code = "    result = runner.invoke(cli, ['--name', 'x'], catch_exceptions=False)\n"
+    assert loop_start(f"Two calls:\n```python\n{code}{code}```\nDone.\n") is None
+    line = "The decorator registers the callback on the group before parsing."
+    assert loop_start(f"{line} [1]\nAnd then {line}\n") is None  # not the same line

@@ -10,7 +10,8 @@ import pytest
 
 from groundls.answer import model_files
 from groundls.answer import service as answer_service
-from groundls.answer.service import AnswerService, repetition_start
+from groundls.answer.hygiene import loop_start
+from groundls.answer.service import AnswerService
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
 
@@ -242,10 +243,24 @@ def test_repetition_loop_is_cut():
     assert ans.cut and ans.answer.count("[1] [2] [3]") <= 1
 
 
-def test_repetition_start_finds_the_loop_and_ignores_normal_text():
-    assert repetition_start("A normal sentence with no repeats at all.") is None
+def test_a_repeated_paragraph_stops_the_answer_and_is_shown_once():
+    para = (
+        "Uploads are retried three times with a growing delay between the attempts, and a"
+        " failed upload is logged with its status code [1].\n\n"
+    )
+    text = para * 2 + "It then gives up."
+    pieces = [text[i : i + 7] for i in range(0, len(text), 7)]
+    model = FakeModel(pieces)
+    svc, _ = service([UPLOAD], model)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.answer.count("retried three times") == 1
+    assert ans.cut and "repetition" in ans.notice
+
+
+def test_loop_start_finds_the_loop_and_ignores_normal_text():
+    assert loop_start("A normal sentence with no repeats at all.") is None
     text = "Intro. " + "abc def " * 6
-    cut = repetition_start(text)
+    cut = loop_start(text)
     assert cut is not None and text[:cut] == "Intro. abc def "
 
 

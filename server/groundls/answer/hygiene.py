@@ -13,6 +13,10 @@
   that describes it rather than the excerpt that defines it: the definition is cited first.
 - Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
   pasting an English excerpt: such a paragraph is dropped.
+- It lists an excerpt's path as a header (``1. [1] docs/guide.rst``, ``## guide.md``): such a
+  line is dropped, unless the answer is nothing else.
+- It goes round in circles, writing a paragraph or list item again (then again, until the
+  length limit): :func:`loop_start` finds where the repeat begins; the answer stops there.
 - It copies the prompt's scaffolding: the question restated as a title line above the answer,
   an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, the ``…`` that
   stands for elided lines. Those lines are dropped (:func:`drop_scaffolding`).
@@ -37,7 +41,7 @@ from groundls.answer.citations import (
     overlap,
     stemmed_features,
 )
-from groundls.chunkers.textrules import is_cjk
+from groundls.chunkers.textrules import is_cjk, is_cjk_letter
 from groundls.results import Hit
 from groundls.search.query import Query, analyse
 from groundls.search.signals import qualified_as_asked
@@ -52,7 +56,7 @@ _LEAD_IN = r"(?:answer|回答|答え)[*]*[ \t]*[:：][*]*"
 #: What may stand before a label on its line: quoting, list or heading marks, a word such as
 #: "Source" or "答え:", the excerpt's number, bold or code quotes.
 _LINE_HEAD = re.compile(
-    rf"^[ \t>*#`-]*(?:(?:excerpt|source|抜粋|{_LEAD_IN})[ \t]*)?"
+    rf"^[ \t>*#`-]*(?:\d+[.)][ \t]+)?(?:(?:excerpt|source|抜粋|{_LEAD_IN})[ \t]*)?"
     r"(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*",
     re.IGNORECASE,
 )
@@ -65,7 +69,7 @@ _LABEL_LINE = re.compile(
 #: The start of a line that may still become a label's head (the model writes "[" and "1]" as
 #: separate tokens, and a Japanese answer may begin "答え: [1] …").
 _HEAD_START = re.compile(
-    r"[ \t>*#`-]*(?:(?:答え?|回答?)[ \t]*[:：]?[ \t]*)?(?:[\[［]\s*\d*\s*[\]］]?)?[ \t:：*`]*"
+    r"[ \t>*#`-]*(?:\d+[.)]?[ \t]*)?(?:(?:答え?|回答?)[ \t]*[:：]?[ \t]*)?(?:[\[［]\s*\d*\s*[\]］]?)?[ \t:：*`]*"
 )
 
 
@@ -105,6 +109,7 @@ class LabelFilter:
         self._paths = tuple(paths)
         loose = _loose_label(self._paths)
         self._loose = re.compile(_LINE_HEAD.pattern + f"(?:{loose.pattern})") if loose else None
+        self._header = _path_header(self._paths)
         self.dropped = 0
 
     def feed(self, piece: str) -> str:
@@ -146,7 +151,9 @@ class LabelFilter:
     def _without_label(self, text: str, *, complete: bool) -> str | None:
         """``text`` (a line, or the start of one) as it may be shown: None while it may still
         be a label (``complete``: the line is whole, so a label line is dropped: None too)."""
-        if complete and _LABEL_LINE.fullmatch(text):
+        if complete and (
+            _LABEL_LINE.fullmatch(text) or (self._header and self._header.fullmatch(text))
+        ):
             return None
         loose = self._loose.match(text) if self._loose is not None else None
         if loose is not None:
@@ -185,6 +192,20 @@ WEAK = 0.12
 STRONG = 0.35
 
 
+def _path_header(paths: Collection[str]) -> re.Pattern[str] | None:
+    """A line that is nothing but an excerpt's path under a list number, an excerpt number or a
+    heading mark (``1. [1] docs/guide.rst``, ``## guide.md``): a path header, not an answer. A
+    bare path alone on its line may be the answer to "which file …?" and is not matched."""
+    if not paths:
+        return None
+    names = _any_path(paths)
+    return re.compile(
+        r"^[ \t>*-]*(?:#+[ \t]*|\d+[.)][ \t]+|(?=[\[［]))"
+        rf"(?:[\[［]\s*\d+\s*[\]］][ \t:：]*)?[*`]*(?:{names})[*`]*[ \t:：]*(?:\n|\Z)",
+        re.MULTILINE,
+    )
+
+
 def _any_path(paths: Collection[str]) -> str:
     """A regular expression alternative matching any of ``paths`` (the longest first)."""
     return "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
@@ -215,6 +236,11 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
         return ""
 
     text = _LABEL_LINE.sub(drop_line, text)
+    header = _path_header(paths)
+    if header is not None:
+        headless, headers = header.subn("", text)
+        if headless.strip():  # (an answer that is only paths stays)
+            text, count = headless, count + headers
 
     def bare(m: re.Match[str]) -> str:
         nonlocal count
@@ -592,3 +618,64 @@ def _better(sentence: str, n: int, excerpts: Mapping[int, str]) -> int:
         if s > score:
             best, score = other, s
     return best if score >= STRONG and score >= 2 * own else n
+
+
+#: A unit of 6..80 characters repeated 4+ times at the end of the text: a token loop.
+_REPEAT = re.compile(r"(.{6,80}?)\1{3,}$", re.DOTALL)
+#: What may stand before a line's words without being part of them: quoting, list and heading
+#: marks, a list number, the excerpt numbers cited.
+_LINE_MARKS = re.compile(
+    r"^[ \t>*#-]*(?:\d+[.)][ \t]+)?(?:[\[［]\s*\d+(?:\s*,\s*\d+)*\s*[\]］][ \t:：]*)?"
+)
+#: A line this wide (besides its marks; in display columns, a Japanese character is two)
+#: written twice is the model going round in circles: a shorter one may be a list's recurring
+#: item ("- Default: none").
+REPEATED_LINE = 40
+
+
+def loop_start(text: str, window: int = 600) -> int | None:
+    """Where the model started going round in circles, or None: the text ends in 4+ repeats of
+    one 6..80-character unit (kept once), or a line of ``REPEATED_LINE`` characters or more
+    repeats an earlier line of the answer outside code (cut where the repeated block begins:
+    the lines before it that repeat as well, list numbers aside)."""
+    tail = text[-window:]
+    m = _REPEAT.search(tail)
+    if m is not None and m.group(1).strip():
+        return len(text) - len(tail) + m.start() + len(m.group(1))
+    return _repeated_lines_start(text)
+
+
+def _line_words(line: str) -> str:
+    return " ".join(line[_LINE_MARKS.match(line).end() :].split())  # type: ignore[union-attr]
+
+
+def _repeated_lines_start(text: str) -> int | None:
+    lines = text.split("\n")[:-1]  # complete lines only
+    starts: list[int] = []
+    offset = 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    seen: dict[str, int] = {}
+    in_fence = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        words = _line_words(line)
+        if in_fence or sum(2 if is_cjk_letter(c) else 1 for c in words) < REPEATED_LINE:
+            continue
+        first = seen.setdefault(words, i)
+        if first == i:
+            continue
+        # walk back over the lines before both copies that repeat too ("2. [1] guide.md" above
+        # a repeated "1. [1] guide.md" item)
+        back = 1
+        while (
+            first - back >= 0
+            and i - back > first
+            and (_line_words(lines[first - back]) == _line_words(lines[i - back]))
+        ):
+            back += 1
+        return starts[i - back + 1]
+    return None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -455,7 +454,7 @@ class AnswerService:
                 raw_parts.append(piece)
                 visible = streamer.feed(piece) if streamer is not None else piece
                 show(labels.feed(visible) if visible else "")
-                if len(raw_parts) % 8 == 0 and repetition_start("".join(raw_parts)) is not None:
+                if len(raw_parts) % 8 == 0 and hygiene.loop_start("".join(raw_parts)) is not None:
                     loop = True
                     break
             show(labels.finish())
@@ -468,7 +467,7 @@ class AnswerService:
             labels = hygiene.LabelFilter(paths)
         raw = "".join(raw_parts)
         if loop:
-            cut_at = repetition_start(raw)
+            cut_at = hygiene.loop_start(raw)
             if cut_at is not None:
                 raw = raw[:cut_at]
             stats.stop_reason = "loop"
@@ -610,19 +609,3 @@ class AnswerService:
 
 def _ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 1)
-
-
-_REPEAT = re.compile(r"(.{6,80}?)\1{3,}$", re.DOTALL)
-
-
-def repetition_start(text: str, window: int = 600) -> int | None:
-    """Index where a loop starts when the text ends in 4+ repeats of the same 6..80-char unit."""
-    tail = text[-window:]
-    m = _REPEAT.search(tail)
-    if m is None:
-        return None
-    unit = m.group(1)
-    if not unit.strip():
-        return None
-    # keep the first occurrence, drop the repeats
-    return len(text) - len(tail) + m.start() + len(unit)
