@@ -7,13 +7,14 @@ from groundls.answer.hygiene import (
     cite_quoted_source,
     drop_foreign_pastes,
     drop_lead_in,
+    drop_repeated_lines,
     drop_scaffolding,
-    loop_start,
     paragraphs,
     pasted_share,
     repoint_citations,
     restates,
     strip_labels,
+    third_copy_start,
 )
 from groundls.results import Hit
 
@@ -424,23 +425,25 @@ def test_streaming_passes_an_answer_that_begins_with_a_number_once_it_is_not_a_l
     assert f.feed(".5 秒待ちます") == "1.5 秒待ちます"
 
 
-def test_a_paragraph_written_again_is_a_loop_cut_where_the_repeat_begins():
+def test_a_paragraph_written_a_third_time_is_a_loop_and_its_second_copy_is_dropped():
     para = "このファイルにはパッケージの著作権やライセンスなどの情報を記載します。"
-    text = f"はじめに [1]。\n\n{para}\n\n{para}\n\n{para[:10]}"
-    cut = loop_start(text)
-    assert cut is not None and text[:cut] == f"はじめに [1]。\n\n{para}\n"
+    twice = f"はじめに [1]。\n\n{para}\n\n{para}\n\n"
+    assert third_copy_start(twice + "ほかの話 [2]。\n") is None  # a slip it may go on from
+    text = f"{twice}{para}\n\n{para[:10]}"
+    cut = third_copy_start(text)
+    assert cut is not None and text[:cut] == twice[:-1]
+    assert drop_repeated_lines(text[:cut]) == (f"はじめに [1]。\n\n{para}", 1)
 
 
-def test_a_repeated_list_item_is_cut_with_the_numbered_header_above_it():
+def test_a_repeated_list_item_goes_with_the_numbered_header_above_it():
     item = "   - `eval` runs the command each time the shell starts, which is slow."
-    text = f"Steps:\n\n1. [1] guide.rst\n{item}\n\n2. [1] guide.rst\n{item}\n"
-    cut = loop_start(text)
-    assert cut is not None and text[:cut] == f"Steps:\n\n1. [1] guide.rst\n{item}\n"
+    text = f"Steps:\n\n1. [1] guide.rst\n{item}\n\n2. [1] guide.rst\n{item}\n\nDone [1]."
+    assert drop_repeated_lines(text) == (f"Steps:\n\n1. [1] guide.rst\n{item}\n\nDone [1].", 2)
 
 
 def test_short_recurring_lines_and_code_are_not_a_loop():
-    assert loop_start("- Default: none\n- Type: str\n- Default: none\n") is None
+    assert drop_repeated_lines("- Default: none\n- Type: str\n- Default: none\n")[1] == 0
     code = "    result = runner.invoke(cli, ['--name', 'x'], catch_exceptions=False)\n"
-    assert loop_start(f"Two calls:\n```python\n{code}{code}```\nDone.\n") is None
+    assert drop_repeated_lines(f"Two calls:\n```python\n{code}{code}{code}```\nDone.")[1] == 0
     line = "The decorator registers the callback on the group before parsing."
-    assert loop_start(f"{line} [1]\nAnd then {line}\n") is None  # not the same line
+    assert drop_repeated_lines(f"{line} [1]\nAnd then {line}\n")[1] == 0  # not the same line

@@ -243,18 +243,31 @@ def test_repetition_loop_is_cut():
     assert ans.cut and ans.answer.count("[1] [2] [3]") <= 1
 
 
-def test_a_repeated_paragraph_stops_the_answer_and_is_shown_once():
-    para = (
-        "Uploads are retried three times with a growing delay between the attempts, and a"
-        " failed upload is logged with its status code [1].\n\n"
-    )
-    text = para * 2 + "It then gives up."
-    pieces = [text[i : i + 7] for i in range(0, len(text), 7)]
-    model = FakeModel(pieces)
-    svc, _ = service([UPLOAD], model)
+PARAGRAPH = (
+    "Uploads are retried three times with a growing delay between the attempts, and a"
+    " failed upload is logged with its status code [1].\n\n"
+)
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + 7] for i in range(0, len(text), 7)]
+
+
+def test_a_paragraph_written_again_is_shown_once_and_the_answer_goes_on():
+    svc, _ = service([UPLOAD], FakeModel(_pieces(PARAGRAPH * 2 + "It then gives up.")))
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.answer.count("retried three times") == 1 and ans.answer.endswith("gives up.")
+    assert not ans.cut and ans.repairs["repeated_lines"] == 1
+
+
+def test_a_paragraph_written_over_and_over_stops_the_answer_whole():
+    pieces = _pieces(PARAGRAPH.replace(" [1]", "") * 8)
+    svc, _ = service([UPLOAD], FakeModel(pieces))
     ans = svc.ask("where do we retry uploads?")
     assert ans.answer.count("retried three times") == 1
-    assert ans.cut and "repetition" in ans.notice
+    assert ans.timing["generated_tokens"] < len(pieces) / 2  # stopped at the third copy
+    assert not ans.cut and ans.repairs["repeated_lines"] == 1
+    assert [c.path for c in ans.citations] == ["src/upload.py"]  # whole: cited as any answer
 
 
 def test_loop_start_finds_the_loop_and_ignores_normal_text():

@@ -15,8 +15,9 @@
   pasting an English excerpt: such a paragraph is dropped.
 - It lists an excerpt's path as a header (``1. [1] docs/guide.rst``, ``## guide.md``): such a
   line is dropped, unless the answer is nothing else.
-- It goes round in circles, writing a paragraph or list item again (then again, until the
-  length limit): :func:`loop_start` finds where the repeat begins; the answer stops there.
+- It goes round in circles: a token loop (:func:`loop_start`) cuts the answer; a paragraph or
+  list item written again is dropped (:func:`drop_repeated_lines`), and once one is being
+  written a third time (:func:`third_copy_start`) the answer stops there, whole.
 - It copies the prompt's scaffolding: the question restated as a title line above the answer,
   an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, the ``…`` that
   stands for elided lines. Those lines are dropped (:func:`drop_scaffolding`).
@@ -634,29 +635,56 @@ REPEATED_LINE = 40
 
 
 def loop_start(text: str, window: int = 600) -> int | None:
-    """Where the model started going round in circles, or None: the text ends in 4+ repeats of
-    one 6..80-character unit (kept once), or a line of ``REPEATED_LINE`` characters or more
-    repeats an earlier line of the answer outside code (cut where the repeated block begins:
-    the lines before it that repeat as well, list numbers aside)."""
+    """Where a token loop starts, or None: the text ends in 4+ repeats of one 6..80-character
+    unit (kept once)."""
     tail = text[-window:]
     m = _REPEAT.search(tail)
-    if m is not None and m.group(1).strip():
-        return len(text) - len(tail) + m.start() + len(m.group(1))
-    return _repeated_lines_start(text)
+    if m is None or not m.group(1).strip():
+        return None
+    return len(text) - len(tail) + m.start() + len(m.group(1))
+
+
+def third_copy_start(text: str) -> int | None:
+    """Where the model began writing a block of lines a third time, or None (see
+    :func:`drop_repeated_lines`): it is going round in circles, and everything it will write
+    from there is a copy. A block written twice may be a slip the model goes on from."""
+    third = next((block for block, copy in _repeated_blocks(text) if copy >= 3), None)
+    return None if third is None else _line_starts(text)[third[0]]
+
+
+def drop_repeated_lines(text: str) -> tuple[str, int]:
+    """The answer without the lines it writes again: a line ``REPEATED_LINE`` columns wide or
+    more (outside code fences) that repeats an earlier one, with the lines before it that
+    repeat the lines before the earlier one (list numbers aside: a numbered header above a
+    repeated item goes too). Returns the text and how many lines were dropped."""
+    lines = text.split("\n")
+    drop: set[int] = set()
+    for (first, last), _copy in _repeated_blocks(text + "\n"):
+        drop.update(range(first, last + 1))
+    if not drop:
+        return text, 0
+    kept = "\n".join(line for i, line in enumerate(lines) if i not in drop)
+    return re.sub(r"\n{3,}", "\n\n", kept).strip(), sum(1 for i in drop if lines[i].strip())
 
 
 def _line_words(line: str) -> str:
     return " ".join(line[_LINE_MARKS.match(line).end() :].split())  # type: ignore[union-attr]
 
 
-def _repeated_lines_start(text: str) -> int | None:
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _repeated_blocks(text: str) -> list[tuple[tuple[int, int], int]]:
+    """Each repeat of a wide line among the text's complete lines: the block of line indexes it
+    ends (walked back over the lines before it that repeat too) and which copy it is (2 for the
+    first repeat)."""
     lines = text.split("\n")[:-1]  # complete lines only
-    starts: list[int] = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    seen: dict[str, int] = {}
+    seen: dict[str, list[int]] = {}
+    blocks: list[tuple[tuple[int, int], int]] = []
     in_fence = False
     for i, line in enumerate(lines):
         if line.lstrip().startswith("```"):
@@ -665,17 +693,17 @@ def _repeated_lines_start(text: str) -> int | None:
         words = _line_words(line)
         if in_fence or sum(2 if is_cjk_letter(c) else 1 for c in words) < REPEATED_LINE:
             continue
-        first = seen.setdefault(words, i)
-        if first == i:
+        copies = seen.setdefault(words, [])
+        copies.append(i)
+        if len(copies) == 1:
             continue
-        # walk back over the lines before both copies that repeat too ("2. [1] guide.md" above
-        # a repeated "1. [1] guide.md" item)
+        previous = copies[-2]
         back = 1
         while (
-            first - back >= 0
-            and i - back > first
-            and (_line_words(lines[first - back]) == _line_words(lines[i - back]))
+            previous - back >= 0
+            and i - back > previous
+            and (_line_words(lines[previous - back]) == _line_words(lines[i - back]))
         ):
             back += 1
-        return starts[i - back + 1]
-    return None
+        blocks.append(((i - back + 1, i), len(copies)))
+    return blocks

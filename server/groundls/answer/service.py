@@ -454,9 +454,15 @@ class AnswerService:
                 raw_parts.append(piece)
                 visible = streamer.feed(piece) if streamer is not None else piece
                 show(labels.feed(visible) if visible else "")
-                if len(raw_parts) % 8 == 0 and hygiene.loop_start("".join(raw_parts)) is not None:
-                    loop = True
-                    break
+                if len(raw_parts) % 8 == 0:
+                    so_far = "".join(raw_parts)
+                    if hygiene.loop_start(so_far) is not None:
+                        loop = True
+                        break
+                    if style == "text" and (third := hygiene.third_copy_start(so_far)):
+                        # writing the same lines a third time: nothing new will come
+                        raw_parts[:] = [so_far[:third]]
+                        break
             show(labels.finish())
             if attempt or not _only_a_label(raw_parts, style, stats, paths):
                 break
@@ -483,7 +489,8 @@ class AnswerService:
         if streamer is not None and not parsed.answer and "".join(shown):
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        answer_text, labels = hygiene.strip_labels(parsed.answer, paths)
+        answer_text, repeated = hygiene.drop_repeated_lines(parsed.answer)
+        answer_text, labels = hygiene.strip_labels(answer_text, paths)
         answer_text = hygiene.drop_lead_in(answer_text)
         names = {excerpt_name(e.hit) for e in excerpts} | {e.hit.title.strip() for e in excerpts}
         answer_text, scaffolding = hygiene.drop_scaffolding(
@@ -516,6 +523,7 @@ class AnswerService:
             "definition_citations": defined,
             "pasted_paragraphs": pasted_away,
             "scaffolding_lines": scaffolding,
+            "repeated_lines": repeated,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
             # an answer with no citation at all: cite the excerpt it comes from, at its end (so
