@@ -9,6 +9,7 @@ from groundls.answer.hygiene import (
     drop_lead_in,
     drop_repeated_lines,
     drop_scaffolding,
+    merge_stub_sentences,
     paragraphs,
     pasted_share,
     repoint_citations,
@@ -447,3 +448,29 @@ def test_short_recurring_lines_and_code_are_not_a_loop():
     assert drop_repeated_lines(f"Two calls:\n```python\n{code}{code}{code}```\nDone.")[1] == 0
     line = "The decorator registers the callback on the group before parsing."
     assert drop_repeated_lines(f"{line} [1]\nAnd then {line}\n")[1] == 0  # not the same line
+
+
+def test_a_stub_sentence_gives_its_citation_to_the_sentence_before_it():
+    assert merge_stub_sentences("Use `httpx.Client(timeout=5)`. This is [3].") == (
+        "Use `httpx.Client(timeout=5)` [3].",
+        1,
+    )
+    assert merge_stub_sentences("It returns False. The answer is [1, 2].")[0] == (
+        "It returns False [1, 2]."
+    )
+    assert merge_stub_sentences("Set is_flag. For example, [1] [1]")[0] == "Set is_flag [1]."
+    assert merge_stub_sentences("It is `~/.config`. This is.\nNext [2].") == (
+        "It is `~/.config`.\nNext [2].",
+        1,
+    )
+
+
+def test_sentences_that_say_something_and_abbreviations_are_not_stubs():
+    for text in (
+        "It is in core.py [1]. See the docs.",
+        "This is [1].",  # nothing before it to join
+        "The flag is eager. It runs first [2].",
+        "Pass a type, e.g. this is [1].",
+        "It splits on whitespace.  The\ndefault type splits on colons [1].",  # a wrapped line
+    ):
+        assert merge_stub_sentences(text) == (text, 0)

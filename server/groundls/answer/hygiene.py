@@ -21,6 +21,9 @@
 - It copies the prompt's scaffolding: the question restated as a title line above the answer,
   an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, the ``…`` that
   stands for elided lines. Those lines are dropped (:func:`drop_scaffolding`).
+- It writes its citation as a sentence of its own ("… `Client(timeout=5)`. This is [3].", "The
+  answer is [1].") or leaves such a stub without one ("This is."): the stub goes and its citation
+  joins the sentence before it (:func:`merge_stub_sentences`).
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
@@ -83,6 +86,62 @@ def drop_lead_in(text: str) -> str:
     answer that is nothing else stays."""
     m = _LEADING_LEAD_IN.match(text)
     return text[m.end() :].lstrip() if m and text[m.end() :].strip() else text
+
+
+#: Words a stub sentence is made of: "This is [1].", "The answer is [2].", "See [1].", "For
+#: example, [1]" — a place for a citation, saying nothing.
+_STUB_WORDS = frozenset(
+    [
+        "this",
+        "that",
+        "it",
+        "is",
+        "was",
+        "the",
+        "answer",
+        "see",
+        "source",
+        "sources",
+        "excerpt",
+        "from",
+        "as",
+        "shown",
+        "in",
+        "for",
+        "example",
+    ]
+)
+#: The last sentence of a line, after the sentence before it on that line.
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])(?P<gap>[ \t]+)(?P<stub>[^.!?\n]*[.!?]?)[ \t]*$")
+
+
+def merge_stub_sentences(text: str) -> tuple[str, int]:
+    """The answer without stub sentences closing a line ("… `Client(timeout=5)`. This is [3].")
+    : the stub's citations move to the end of the sentence before it ("… `Client(timeout=5)`
+    [3]."). Returns the text and how many stubs went."""
+    merged = 0
+
+    def fix(line: str) -> str:
+        nonlocal merged
+        m = _LAST_SENTENCE.search(line)
+        if m is None:
+            return line
+        stub = m.group("stub")
+        if not (MARKER.search(stub) or stub.rstrip().endswith((".", "!", "?"))):
+            return line  # a sentence going on on the next line ("… on whitespace.  The")
+        words = re.findall(r"[A-Za-z]+", MARKER.sub(" ", stub))
+        if not words or len(words) > 4 or any(w.lower() not in _STUB_WORDS for w in words):
+            return line
+        head = line[: m.start()]  # ends in the previous sentence's full stop
+        if re.search(r"\b(?:e\.g|i\.e|etc|vs)\.$", head, re.IGNORECASE):
+            return line  # an abbreviation's stop, not a sentence's
+        numbers = [n for x in MARKER.finditer(stub) for n in marker_numbers(x.group(1))]
+        merged += 1
+        if not numbers:
+            return head
+        return f"{head[:-1].rstrip()} {_marker(list(dict.fromkeys(numbers)))}{head[-1]}"
+
+    return "\n".join(fix(line) for line in text.split("\n")), merged
 
 
 _HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)

@@ -513,6 +513,7 @@ class AnswerService:
         answer_text, quoted = hygiene.cite_quoted_source(answer_text, bodies)
         definition = hygiene.asked_definition(question, {e.n: e.hit for e in excerpts})
         answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
+        answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
         numbers = cit.cited_numbers(answer_text)
         numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {
@@ -524,6 +525,7 @@ class AnswerService:
             "pasted_paragraphs": pasted_away,
             "scaffolding_lines": scaffolding,
             "repeated_lines": repeated,
+            "stub_sentences": stubs,
         }
         if parsed.found and not numbers and answer_text.strip() and not cut:
             # an answer with no citation at all: cite the excerpt it comes from, at its end (so
