@@ -270,6 +270,31 @@ def test_a_paragraph_written_over_and_over_stops_the_answer_whole():
     assert [c.path for c in ans.citations] == ["src/upload.py"]  # whole: cited as any answer
 
 
+RETRYDOC = Hit(
+    "c" * 16,
+    "docs/retries.md",
+    1,
+    4,
+    "doc",
+    "markdown",
+    "paragraph",
+    "Retries",
+    ("Guide",),
+    "# Retries\nFailed uploads are retried three times before the error is raised.\n",
+    0.95,
+)
+
+
+def test_a_path_quoted_from_an_excerpt_label_does_not_reorder_its_citation():
+    # the model copies the code excerpt's path from its label; the sentence still comes from
+    # the guide it cites first: only code quoted from an excerpt's text moves a citation
+    text = "Failed uploads are retried three times, in `src/upload.py` [1, 2]."
+    svc, _ = service([RETRYDOC, UPLOAD], FakeModel([text]))
+    ans = svc.ask("how often are uploads retried?")
+    assert [c.path for c in ans.citations] == ["docs/retries.md", "src/upload.py"]
+    assert "quoted_source_citations" not in ans.repairs
+
+
 def test_loop_start_finds_the_loop_and_ignores_normal_text():
     assert loop_start("A normal sentence with no repeats at all.") is None
     text = "Intro. " + "abc def " * 6

@@ -510,7 +510,10 @@ class AnswerService:
         bodies = {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
         answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
         answer_text, preferred = hygiene.cite_better_ranked(answer_text, bodies, question)
-        answer_text, quoted = hygiene.cite_quoted_source(answer_text, bodies)
+        # (code is quoted from an excerpt's text: a path the model copies from a label says which
+        # file it means, not which lines it read)
+        texts = {e.n: e.hit.text for e in excerpts}
+        answer_text, quoted = hygiene.cite_quoted_source(answer_text, texts)
         definition = hygiene.asked_definition(question, {e.n: e.hit for e in excerpts})
         answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
         answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
