@@ -302,8 +302,13 @@ def test_a_citation_goes_first_to_the_excerpt_whose_code_the_sentence_quotes():
     )
     # the cited excerpt holds the quote: kept
     assert cite_quoted_source("It calls `shlex.shlex(string, posix=True)` [3].", excerpts)[1] == 0
-    # a bare name is in many excerpts: not evidence of where the sentence comes from
-    assert cite_quoted_source("It is done by `split_arg_string` [1].", excerpts)[1] == 0
+    # a name shaped as code that one excerpt holds: evidence of where the sentence comes from
+    assert cite_quoted_source("It is done by `split_arg_string` [1].", excerpts) == (
+        "It is done by `split_arg_string` [3, 1].",
+        1,
+    )
+    # a plain word is prose in many excerpts: not evidence
+    assert cite_quoted_source("It is split by `string` [2].", excerpts)[1] == 0
 
 
 def test_a_quote_found_in_two_excerpts_moves_no_citation():

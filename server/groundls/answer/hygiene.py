@@ -571,12 +571,19 @@ _QUOTED = re.compile(r"`([^`\n]{6,})`")
 _NAME_ONLY = re.compile(r"[\w.]+")
 
 
+#: A name as code writes it: snake_case, a dotted path, camelCase.
+_CODE_SHAPED = re.compile(r"[_.]|[a-z][A-Z]")
+
+
 def quoted_code(sentence: str) -> list[str]:
-    """The code expressions a sentence quotes, whitespace collapsed. A bare name
-    (``auto_envvar_prefix``) is left out: the same name is in many excerpts, while an expression
-    quoted verbatim was copied from one."""
+    """The code a sentence quotes, whitespace collapsed: expressions, and names shaped as code
+    (``should_strip_ansi``, ``CliRunner``, ``__package__``). A plain word (``option``) is left
+    out: it is prose in many excerpts. (A citation moves only when exactly one excerpt holds
+    the quote, see :func:`cite_quoted_source`.)"""
     quoted = (" ".join(q.split()) for q in _QUOTED.findall(sentence))
-    return [q for q in quoted if len(q) >= 6 and not _NAME_ONLY.fullmatch(q)]
+    return [
+        q for q in quoted if len(q) >= 6 and (not _NAME_ONLY.fullmatch(q) or _CODE_SHAPED.search(q))
+    ]
 
 
 def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int]:
