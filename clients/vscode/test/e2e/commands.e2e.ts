@@ -185,11 +185,17 @@ suite("groundls in the VS Code extension host", () => {
     assert.equal(state?.phase, "done");
     assert.ok((state?.streamed ?? 0) >= 1, "the answer text streamed in through $/progress");
     assert.equal(state?.result?.citations.length, result.citations.length);
-    const cited = result.citations.find((c) => c.path === "docs/sessions.md");
-    assert.ok(cited, `cites docs/sessions.md: ${result.citations.map((c) => c.path).join(", ")}`);
+    // both files say it (the guide in words, the code as IDLE_TIMEOUT_SECONDS = 30 * 60); the
+    // model, sampling at temperature 0.2, cites one or the other from run to run
+    const holders = ["docs/sessions.md", "src/session.py"];
+    const cited = result.citations.find((c) => holders.includes(c.path));
+    assert.ok(
+      cited,
+      `cites a file that says it: ${result.citations.map((c) => c.path).join(", ")}`,
+    );
     const editor = await api.openCitation(cited.n);
     assert.ok(editor);
-    assert.equal(activePath(), "docs/sessions.md");
+    assert.equal(activePath(), cited.path);
     assert.equal(editor.selection.active.line, cited.startLine - 1);
     assert.ok(editor.selection.isEmpty, "nothing selected, so the next question has no context");
   });
