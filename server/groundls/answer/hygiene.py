@@ -352,13 +352,23 @@ def english_prose(block: str) -> bool:
     return len(words) >= 5 and plain >= 0.7 * len(words)
 
 
+def fenced_lines(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether it belongs to a fenced code block (its ``` lines included)."""
+    out: list[bool] = []
+    inside = False
+    for line in lines:
+        marker = line.lstrip().startswith("```")
+        if marker:
+            inside = not inside
+        out.append(inside or marker)
+    return out
+
+
 def paragraphs(text: str) -> list[str]:
     """``text`` split at its blank lines, except inside a fenced code block."""
     blocks: list[list[str]] = [[]]
-    fenced = False
-    for line in text.split("\n"):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
+    lines = text.split("\n")
+    for line, fenced in zip(lines, fenced_lines(lines), strict=True):
         if not line.strip() and not fenced:
             if blocks[-1]:
                 blocks.append([])
@@ -438,13 +448,10 @@ def drop_scaffolding(
     lines = text.split("\n")
     keep: list[str] = []
     dropped = 0
-    fenced = False
     first = True
-    for line in lines:
+    for line, fenced in zip(lines, fenced_lines(lines), strict=True):
         stripped = line.strip()
-        if stripped.startswith("```"):
-            fenced = not fenced
-        if not fenced and not stripped.startswith("```") and stripped:
+        if not fenced and stripped:
             bare = stripped.strip("*`")
             if (
                 (first and restates(stripped, question))
@@ -751,13 +758,11 @@ def _repeated_blocks(text: str) -> list[tuple[tuple[int, int], int]]:
     lines = text.split("\n")[:-1]  # complete lines only
     seen: dict[str, list[int]] = {}
     blocks: list[tuple[tuple[int, int], int]] = []
-    in_fence = False
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("```"):
-            in_fence = not in_fence
+    for i, (line, fenced) in enumerate(zip(lines, fenced_lines(lines), strict=True)):
+        if fenced:
             continue
         words = _line_words(line)
-        if in_fence or sum(2 if is_cjk_letter(c) else 1 for c in words) < REPEATED_LINE:
+        if sum(2 if is_cjk_letter(c) else 1 for c in words) < REPEATED_LINE:
             continue
         copies = seen.setdefault(words, [])
         copies.append(i)

@@ -635,7 +635,9 @@ def library_stamp(lib: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+@functools.cache
 def _probe_key() -> str:
+    """This machine and llama.cpp build (the same for the whole process: hashed once)."""
     import platform
 
     import llama_cpp
