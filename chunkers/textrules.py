@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 # -- script classes (bodies of a regex character class) -----------------------------------------
 
@@ -40,6 +41,11 @@ def is_cjk(text: str) -> bool:
 
 def is_cjk_letter(char: str) -> bool:
     return bool(_CJK_LETTER.match(char))
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: East Asian wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def cjk_runs(text: str) -> list[str]:

@@ -455,6 +455,13 @@ def test_short_recurring_lines_and_code_are_not_a_loop():
     assert drop_repeated_lines(f"{line} [1]\nAnd then {line}\n")[1] == 0  # not the same line
 
 
+def test_a_line_is_measured_in_display_columns_so_a_short_japanese_sentence_can_repeat():
+    line = "具体的には、以下のステップが行われます："  # 20 characters, 40 columns
+    assert drop_repeated_lines(f"{line}\n- 一つ目 [1]\n{line}\n- 二つ目 [2]")[1] == 1
+    latin = "Specifically, these steps are run now:"  # 38 columns: a list's recurring line
+    assert drop_repeated_lines(f"{latin}\n- one [1]\n{latin}\n- two [2]")[1] == 0
+
+
 def test_a_stub_sentence_gives_its_citation_to_the_sentence_before_it():
     assert merge_stub_sentences("Use `httpx.Client(timeout=5)`. This is [3].") == (
         "Use `httpx.Client(timeout=5)` [3].",

@@ -45,7 +45,7 @@ from groundls.answer.citations import (
     overlap,
     stemmed_features,
 )
-from groundls.chunkers.textrules import is_cjk, is_cjk_letter
+from groundls.chunkers.textrules import display_width, is_cjk
 from groundls.results import Hit
 from groundls.search.query import Query, analyse
 from groundls.search.signals import qualified_as_asked
@@ -762,7 +762,7 @@ def _repeated_blocks(text: str) -> list[tuple[tuple[int, int], int]]:
         if fenced:
             continue
         words = _line_words(line)
-        if sum(2 if is_cjk_letter(c) else 1 for c in words) < REPEATED_LINE:
+        if display_width(words) < REPEATED_LINE:
             continue
         copies = seen.setdefault(words, [])
         copies.append(i)

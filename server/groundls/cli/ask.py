@@ -8,12 +8,12 @@ import json
 import logging
 import shutil
 import sys
-import unicodedata
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from groundls import wire
+from groundls.chunkers.textrules import display_width
 from groundls.cli.common import CliError, add_common, add_filters, filters_of, open_workspace
 from groundls.results import MAX_ASK_K, AnswerError, Citation, SearchFilters
 from groundls.workspace import Workspace
@@ -156,7 +156,7 @@ def _rows(text: str, columns: int) -> int:
     characters take two columns)."""
     rows = 0
     for line in text.split("\n"):
-        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+        width = display_width(line)
         rows += max(1, -(-width // max(columns, 1)))
     return rows
 
