@@ -69,12 +69,14 @@ _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
 def echoes_label(written: str, paths: set[str]) -> bool:
     """Whether an answer still holds an excerpt label: ``path:12-30``, an excerpt's path with a
-    line number or a bracketed section path after it, or a path header (``1. [1] guide.md``)
-    (checked independently of the repair in ``groundls.answer.hygiene``, which must have
-    removed them)."""
+    line number or a bracketed section path after it, an excerpt number before an excerpt's path
+    (``処理は [1] src/a.py にある``), or a path header (``1. [1] guide.md``) (checked
+    independently of the repair in ``groundls.answer.hygiene``, which must have removed them)."""
     if _LABEL.search(written):
         return True
     if any(re.search(re.escape(p) + r"(:\d|\s*[(（][^)）\n]*>)", written) for p in paths):
+        return True
+    if any(re.search(r"[\[［][\d\s,，、]+[\]］]\s*[*`]*" + re.escape(p), written) for p in paths):
         return True
     # a path header: an excerpt's path alone under a list number, excerpt number or heading mark
     for line in written.splitlines():

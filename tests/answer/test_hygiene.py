@@ -58,6 +58,17 @@ def test_a_loose_echo_of_a_known_excerpt_path_is_removed():
     assert strip_labels(kept, paths) == (kept, 0)
 
 
+def test_an_excerpt_number_before_its_path_moves_after_the_path():
+    paths = {"src/click/formatting.py", "docs/advanced.rst", "docs/parameters.rst"}
+    text, n = strip_labels("処理は、[1] src/click/formatting.py にある `wrap_text` です。", paths)
+    assert text == "処理は、src/click/formatting.py [1] にある `wrap_text` です。" and n == 1
+    text, n = strip_labels("[1] docs/advanced.rst と [1, 2] `docs/parameters.rst` です。", paths)
+    assert text == "docs/advanced.rst [1] と `docs/parameters.rst` [1, 2] です。" and n == 2
+    # a path of no excerpt, a longer path and a number after the path stay as they are
+    kept = "See [1] docs/other.rst, [2] docs/advanced.rst.bak and docs/advanced.rst [3]."
+    assert strip_labels(kept, paths) == (kept, 0)
+
+
 def test_a_label_after_a_lead_in_word_is_dropped_whole_and_held_back_while_streamed():
     reply = "答え: [1] build.ja.md:130-198\n\npbuilder でクリーンな環境を作ります。"
     text, n = strip_labels(reply, {"build.ja.md"})

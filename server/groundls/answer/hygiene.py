@@ -284,10 +284,21 @@ def _loose_label(paths: Collection[str]) -> re.Pattern[str] | None:
     )
 
 
+def _marker_before_path(paths: Collection[str]) -> re.Pattern[str]:
+    """An excerpt number written before an excerpt's path, as its label has it (``処理は、[1]
+    src/click/formatting.py にある``): the path is the sentence's, the number its citation,
+    which follows what it cites (``src/click/formatting.py [1] にある``)."""
+    return re.compile(
+        r"(?P<marker>[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］])"
+        rf"[ \t]*(?P<path>[*`]*(?:{_any_path(paths)})[*`]*)(?![\w/-]|\.\w)"
+    )
+
+
 def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
     """The answer without echoed excerpt labels, and how many were removed. With the excerpts'
     ``paths``, looser echoes of them count too: ``[1] guide.md:17 (Intro) text`` keeps
-    ``[1] text``; an inline one keeps the bare path."""
+    ``[1] text``; an inline one keeps the bare path, with an excerpt number before it moved
+    after it (see ``_marker_before_path``)."""
     count = 0
 
     def drop_line(_m: re.Match[str]) -> str:
@@ -325,6 +336,8 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
             flags=re.MULTILINE,
         )
         text = loose.sub(bare, text)
+        text, moved = _marker_before_path(paths).subn(r"\g<path> \g<marker>", text)
+        count += moved
         # a label the length limit cut off in its bracket, at the very end of the answer
         cut = re.search(rf"(?:{_any_path(paths)})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
         if cut is not None:
