@@ -568,6 +568,24 @@ def test_an_answer_without_a_citation_is_cited_to_the_excerpt_it_comes_from():
     assert "".join(streamed) == ans.answer  # the user sees the citation too
 
 
+def test_an_answer_whose_only_citation_was_in_an_echoed_label_cites_it_at_its_end():
+    streamed: list[str] = []
+    model = FakeModel(
+        [
+            "[2] src/upload.py:10-16 (retry_upload)\n",
+            "Uploads are retried by retry_upload up to three attempts.\n\n",
+            "That is how it works.",
+        ]
+    )
+    svc, _ = service([LOGDOC, UPLOAD], model)
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert ans.found and ans.answer.endswith("works. [2]") and "10-16" not in ans.answer
+    assert [c.path for c in ans.citations] == ["src/upload.py"]
+    assert not ans.citations[0].weak  # it vouches for the whole answer, not its last paragraph
+    assert ans.repairs.get("added_citations") == 1
+    assert "".join(streamed).endswith(" [2]")
+
+
 def test_an_answer_that_cites_keeps_its_own_citations():
     model = FakeModel(["Uploads are retried by retry_upload [1]."])
     svc, _ = service([UPLOAD, LOGDOC], model)

@@ -530,15 +530,18 @@ class AnswerService:
             "repeated_lines": repeated,
             "stub_sentences": stubs,
         }
-        if parsed.found and not numbers and answer_text.strip() and not cut:
-            # an answer with no citation at all: cite the excerpt it comes from, at its end (so
-            # what was streamed stays the start of the answer)
-            source = hygiene.best_source(answer_text, bodies)
-            if source is not None:
-                marker = f" [{source}]"
+        added = None
+        if parsed.found and answer_text.strip() and not cut and not cit.cited_numbers(answer_text):
+            # an answer whose text cites nothing: cite at its end (so what was streamed stays
+            # the start of the answer) the excerpt it comes from: the one whose label it echoed
+            # above it (the label went, its number is the model's own), else the one it shares
+            # the most words with
+            added = numbers[0] if numbers else hygiene.best_source(answer_text, bodies)
+            if added is not None:
+                marker = f" [{added}]"
                 answer_text = answer_text.rstrip() + marker
                 show(marker)
-                numbers = [source]
+                numbers = numbers or [added]
                 repairs["added_citations"] = 1
         sentences = cit.vouched_sentences(answer_text)
         found = parsed.found
@@ -546,9 +549,11 @@ class AnswerService:
             found = False
         citations_out: list[Citation] = []
         if found:
+            whole = [cit.MARKER.sub(" ", answer_text)]
             for n in numbers:
                 e = by_n[n]
-                said = sentences.get(n) or [cit.MARKER.sub(" ", answer_text)]
+                # (an added citation vouches for the whole answer, not its last paragraph)
+                said = whole if n == added else sentences.get(n) or whole
                 weak = cit.is_weak(said, bodies[n])
                 citations_out.append(_citation(e, weak))
         if found and hedge and citations_out and all(c.weak for c in citations_out):
