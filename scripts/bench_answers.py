@@ -17,6 +17,7 @@ through the workspace's answer service with the real default model, as a user's 
   echoed labels          answers whose model output echoed an excerpt label (repaired) / final
                          answers still holding one (must be 0)
   pasted                 answers with >= 60% of their 20-character shingles copied from excerpts
+  cited in text          model answers (found) whose text holds an [n] citation
   first citation         answerable questions answered whose first citation overlaps an expected
                          location, over the questions whose expected location was among the
                          excerpts shown (what the model could cite)
@@ -143,6 +144,7 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
 
 
 def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
+    from groundls.answer.citations import MARKER
     from groundls.answer.hygiene import pasted_share, says_hedge
     from groundls.answer.prompt import detect_language
 
@@ -166,6 +168,7 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "repairs": ans.repairs,
         "label_left": echoes_label(written, {c["path"] for c in shown}) and ans.mode == "llm",
         "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
+        "cited_in_text": bool(MARKER.search(written)),
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
         # which excerpts (1-based) hold an expected location: where the first citation should go
@@ -344,6 +347,10 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
         "moved_citations": sum(r["repairs"].get("moved_citations", 0) for r in rows),
         "pasted": share(
             sum(1 for r in llm if (r["pasted"] or 0) >= PASTED and r["found"]),
+            sum(1 for r in llm if r["found"]),
+        ),
+        "cited_in_text": share(
+            sum(1 for r in llm if r["found"] and r.get("cited_in_text")),
             sum(1 for r in llm if r["found"]),
         ),
         "first_citation_of_retrieval_ok": share(
