@@ -214,6 +214,14 @@ def test_answer_cut_before_citing_anything_is_followed_by_the_labelled_excerpts(
     assert "".join(streamed).rstrip().endswith(tail)  # the excerpts stream in after the text
 
 
+def test_answer_cut_whose_only_citation_was_an_echoed_label_is_followed_by_the_excerpts():
+    pieces = ["[1] src/upload.py:10-16 (retry_upload)\n"] + ["word "] * 50
+    svc, _ = service([UPLOAD], FakeModel(pieces, delay=0.02), time_limit_s=0.15)
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.cut and ans.answer.startswith("word") and "10-16" not in ans.answer.split("\n")[0]
+    assert "cut before it cited anything" in ans.answer and "def retry_upload" in ans.answer
+
+
 def test_answer_cut_after_a_citation_keeps_only_what_it_cited():
     pieces = ["Retries are in retry_upload [1]. "] + ["more "] * 50
     svc, _ = service([UPLOAD], FakeModel(pieces, delay=0.02), time_limit_s=0.15)

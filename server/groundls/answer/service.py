@@ -518,7 +518,8 @@ class AnswerService:
         answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
         answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
         numbers = cit.cited_numbers(answer_text)
-        numbers += [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
+        # numbers the text no longer shows: a JSON reply's citations array, an echoed label's
+        other = [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
         repairs = {
             "echoed_labels": labels,
             "moved_citations": len(moves),
@@ -531,18 +532,22 @@ class AnswerService:
             "stub_sentences": stubs,
         }
         added = None
-        if parsed.found and answer_text.strip() and not cut and not cit.cited_numbers(answer_text):
-            # an answer whose text cites nothing: cite at its end (so what was streamed stays
-            # the start of the answer) the excerpt it comes from: the one whose label it echoed
-            # above it (the label went, its number is the model's own), else the one it shares
-            # the most words with
-            added = numbers[0] if numbers else hygiene.best_source(answer_text, bodies)
+        if parsed.found and answer_text.strip() and not numbers:
+            if cut:
+                other = []  # cut before citing anything: the excerpts follow it (see ask)
+            else:
+                # an answer whose text cites nothing: cite at its end (so what was streamed
+                # stays the start of the answer) the excerpt it comes from: the one whose label
+                # it echoed above it (the label went, its number is the model's own), else the
+                # one it shares the most words with
+                added = other[0] if other else hygiene.best_source(answer_text, bodies)
             if added is not None:
                 marker = f" [{added}]"
                 answer_text = answer_text.rstrip() + marker
                 show(marker)
-                numbers = numbers or [added]
+                numbers = [added]
                 repairs["added_citations"] = 1
+        numbers += [n for n in other if n not in numbers]
         sentences = cit.vouched_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
