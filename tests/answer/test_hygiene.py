@@ -278,6 +278,18 @@ def test_a_japanese_answer_loses_the_english_prose_and_heading_it_pasted():
     assert kept == "自動で補完しないのは Click の設計によるものです [1]。" and dropped == 2
 
 
+def test_a_stray_japanese_word_before_pasted_english_prose_does_not_keep_it():
+    pasted = (
+        "使用 The question came up why Click does not auto correct parameters given that\n"
+        "even optparse and argparse support automatic expansion of long arguments."
+    )
+    answer = f"自動で補完しないのは Click の設計によるものです [1]。\n\n{pasted}"
+    assert drop_foreign_pastes(answer, [GUIDE])[1] == 1
+    # a Japanese sentence that quotes the English keeps it
+    quoted = f"ガイドには「{pasted[3:]}」とあります。"
+    assert drop_foreign_pastes(f"理由は設計です [1]。\n\n{quoted}", [GUIDE])[1] == 0
+
+
 def test_pasted_commands_and_code_blocks_stay_in_a_japanese_answer():
     answer = "インストールは次のとおりです [1]。\n\n$ pip install click\n\n```python\nimport click\n\nclick.echo('x')\n```"
     assert drop_foreign_pastes(answer, [GUIDE, "import click\n\nclick.echo('x')"]) == (answer, 0)

@@ -45,7 +45,7 @@ from groundls.answer.citations import (
     overlap,
     stemmed_features,
 )
-from groundls.chunkers.textrules import display_width, is_cjk
+from groundls.chunkers.textrules import display_width, is_cjk_letter
 from groundls.results import Hit
 from groundls.search.query import Query, analyse
 from groundls.search.signals import qualified_as_asked
@@ -406,16 +406,22 @@ def copied_heading(block: str, sources: Sequence[str]) -> bool:
     return any(titles[0] in source for source in sources)
 
 
+#: A paragraph with fewer Japanese letters than this is not Japanese: a stray word the model
+#: wrote before an English paragraph it pasted (「使用 ``eval`` means that …」).
+STRAY_LETTERS = 5
+
+
 def drop_foreign_pastes(text: str, sources: Sequence[str]) -> tuple[str, int]:
     """A Japanese answer without the paragraphs of English prose it pasted from the excerpts
-    (no Japanese letter in them, mostly copied) and the English headings it copied above them.
+    (no more than a stray Japanese word in them, mostly copied) and the English headings it
+    copied above them.
     Quoted code and commands stay. Returns the text and how many paragraphs went; an answer
     that would be left empty is kept."""
     blocks = paragraphs(text)
     kept = [
         b
         for b in blocks
-        if is_cjk(b)
+        if sum(1 for ch in b if is_cjk_letter(ch)) >= STRAY_LETTERS
         or not (
             (english_prose(b) and pasted_share(b, sources) >= PASTED) or copied_heading(b, sources)
         )
