@@ -9,6 +9,7 @@ from groundls.answer.hygiene import (
     drop_lead_in,
     drop_repeated_lines,
     drop_scaffolding,
+    join_citation_lines,
     merge_stub_sentences,
     paragraphs,
     pasted_share,
@@ -483,6 +484,22 @@ def test_a_line_is_measured_in_display_columns_so_a_short_japanese_sentence_can_
     assert drop_repeated_lines(f"{line}\n- 一つ目 [1]\n{line}\n- 二つ目 [2]")[1] == 1
     latin = "Specifically, these steps are run now:"  # 38 columns: a list's recurring line
     assert drop_repeated_lines(f"{latin}\n- one [1]\n{latin}\n- two [2]")[1] == 0
+
+
+def test_a_line_that_is_only_a_citation_joins_the_prose_line_above_it():
+    assert join_citation_lines("番号は頭から比較されます。\n\n[1]") == (
+        "番号は頭から比較されます [1]。",
+        1,
+    )
+    assert join_citation_lines("1. one\n2. two\n\n[2]\n\nMore [3].") == (
+        "1. one\n2. two [2]\n\nMore [3].",
+        1,
+    )
+    assert join_citation_lines("It retries [1].\n\n[1]") == ("It retries [1].", 1)
+    # code above it, or nothing above it, keeps the line
+    code = "```\nalias dquilt=quilt\n```\n\n[1]"
+    assert join_citation_lines(code) == (code, 0)
+    assert join_citation_lines("[1]\nText") == ("[1]\nText", 0)
 
 
 def test_a_stub_sentence_gives_its_citation_to_the_sentence_before_it():

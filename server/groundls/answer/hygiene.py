@@ -144,6 +144,46 @@ def merge_stub_sentences(text: str) -> tuple[str, int]:
     return "\n".join(fix(line) for line in text.split("\n")), merged
 
 
+#: A line that is nothing but citations (and perhaps a full stop).
+_CITATION_LINE = re.compile(
+    r"[ \t]*(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+[.。]?[ \t]*"
+)
+_STOP = (".", "。", "!", "?", "！", "？")
+
+
+def join_citation_lines(text: str) -> tuple[str, int]:
+    """The answer without lines that are only a citation (``…比較されます。\n\n[1]``): the
+    citation goes to the end of the prose line before it, before its full stop (``…比較されます
+    [1]。``), where it vouches for that paragraph as a writer's closing citation does. A line of
+    code (in a fence) above it keeps the citation line as it is. Returns the text and how many
+    lines were joined."""
+    lines = text.split("\n")
+    fenced = fenced_lines(lines)
+    joined = 0
+    for i, line in enumerate(lines):
+        if fenced[i] or not line.strip() or not _CITATION_LINE.fullmatch(line):
+            continue
+        above = next((j for j in range(i - 1, -1, -1) if lines[j].strip()), None)
+        if above is None or fenced[above] or _CITATION_LINE.fullmatch(lines[above]):
+            continue
+        numbers = [n for m in MARKER.finditer(line) for n in marker_numbers(m.group(1))]
+        prose = lines[above].rstrip()
+        own = {n for m in MARKER.finditer(prose) for n in marker_numbers(m.group(1))}
+        new = [n for n in dict.fromkeys(numbers) if n not in own]
+        if new:
+            marker = _marker(new)
+            if prose.endswith(_STOP):
+                prose = f"{prose[:-1].rstrip()} {marker}{prose[-1]}"
+            else:
+                prose = f"{prose} {marker}"
+        lines[above] = prose
+        lines[i] = ""
+        joined += 1
+    if not joined:
+        return text, 0
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), joined
+
+
 _HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)
 
 
