@@ -2,6 +2,7 @@ from groundls.answer.hygiene import (
     LabelFilter,
     asked_definition,
     best_source,
+    citations_to_line_ends,
     cite_better_ranked,
     cite_definition_first,
     cite_quoted_source,
@@ -9,7 +10,6 @@ from groundls.answer.hygiene import (
     drop_lead_in,
     drop_repeated_lines,
     drop_scaffolding,
-    join_citation_lines,
     merge_stub_sentences,
     paragraphs,
     pasted_share,
@@ -487,19 +487,29 @@ def test_a_line_is_measured_in_display_columns_so_a_short_japanese_sentence_can_
 
 
 def test_a_line_that_is_only_a_citation_joins_the_prose_line_above_it():
-    assert join_citation_lines("番号は頭から比較されます。\n\n[1]") == (
+    assert citations_to_line_ends("番号は頭から比較されます。\n\n[1]") == (
         "番号は頭から比較されます [1]。",
         1,
     )
-    assert join_citation_lines("1. one\n2. two\n\n[2]\n\nMore [3].") == (
+    assert citations_to_line_ends("1. one\n2. two\n\n[2]\n\nMore [3].") == (
         "1. one\n2. two [2]\n\nMore [3].",
         1,
     )
-    assert join_citation_lines("It retries [1].\n\n[1]") == ("It retries [1].", 1)
+    assert citations_to_line_ends("It retries [1].\n\n[1]") == ("It retries [1].", 1)
     # code above it, or nothing above it, keeps the line
     code = "```\nalias dquilt=quilt\n```\n\n[1]"
-    assert join_citation_lines(code) == (code, 0)
-    assert join_citation_lines("[1]\nText") == ("[1]\nText", 0)
+    assert citations_to_line_ends(code) == (code, 0)
+    assert citations_to_line_ends("[1]") == ("[1]", 0)
+
+
+def test_a_citation_that_opens_a_line_moves_to_its_end():
+    text = "手順:\n1. [1] `local-options` に書きます。\n2. [1, 2] 確認します。\n[2] dpkg-depcheck - 調べます"
+    assert citations_to_line_ends(text) == (
+        "手順:\n1. `local-options` に書きます [1]。\n2. 確認します [1, 2]。\ndpkg-depcheck - 調べます [2]",
+        3,
+    )
+    code = "```\n[1] not a citation\n```"
+    assert citations_to_line_ends(code) == (code, 0)
 
 
 def test_a_stub_sentence_gives_its_citation_to_the_sentence_before_it():

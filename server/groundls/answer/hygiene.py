@@ -148,40 +148,57 @@ def merge_stub_sentences(text: str) -> tuple[str, int]:
 _CITATION_LINE = re.compile(
     r"[ \t]*(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+[.。]?[ \t]*"
 )
+#: Citations opening a line, after its list or quote marks: (marks, citations).
+_LEADING_CITATIONS = re.compile(
+    r"^(?P<marks>[ \t>*-]*(?:\d+[.)][ \t]+)?)"
+    r"(?P<cites>(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+)[:：]?[ \t]*(?=\S)"
+)
 _STOP = (".", "。", "!", "?", "！", "？")
 
 
-def join_citation_lines(text: str) -> tuple[str, int]:
-    """The answer without lines that are only a citation (``…比較されます。\n\n[1]``): the
-    citation goes to the end of the prose line before it, before its full stop (``…比較されます
-    [1]。``), where it vouches for that paragraph as a writer's closing citation does. A line of
-    code (in a fence) above it keeps the citation line as it is. Returns the text and how many
-    lines were joined."""
+def citations_to_line_ends(text: str) -> tuple[str, int]:
+    """Citations moved to the end of the prose line they source (before its full stop), where
+    they vouch for its paragraph as a writer's closing citation does: a line that is only a
+    citation (``…比較されます。\n\n[1]``) gives it to the prose line above it (``…比較されます
+    [1]。``), and a line that opens with one (``1. [1] `debian/source/local-options` に…。``)
+    carries it at its end instead (``1. `debian/source/local-options` に… [1]。``). Code (in a
+    fence) is left as it is. Returns the text and how many lines changed."""
     lines = text.split("\n")
     fenced = fenced_lines(lines)
-    joined = 0
+    moved = 0
     for i, line in enumerate(lines):
-        if fenced[i] or not line.strip() or not _CITATION_LINE.fullmatch(line):
+        if fenced[i] or not line.strip():
             continue
-        above = next((j for j in range(i - 1, -1, -1) if lines[j].strip()), None)
-        if above is None or fenced[above] or _CITATION_LINE.fullmatch(lines[above]):
-            continue
-        numbers = [n for m in MARKER.finditer(line) for n in marker_numbers(m.group(1))]
-        prose = lines[above].rstrip()
-        own = {n for m in MARKER.finditer(prose) for n in marker_numbers(m.group(1))}
-        new = [n for n in dict.fromkeys(numbers) if n not in own]
-        if new:
-            marker = _marker(new)
-            if prose.endswith(_STOP):
-                prose = f"{prose[:-1].rstrip()} {marker}{prose[-1]}"
-            else:
-                prose = f"{prose} {marker}"
-        lines[above] = prose
-        lines[i] = ""
-        joined += 1
-    if not joined:
+        if _CITATION_LINE.fullmatch(line):
+            above = next((j for j in range(i - 1, -1, -1) if lines[j].strip()), None)
+            if above is None or fenced[above] or _CITATION_LINE.fullmatch(lines[above]):
+                continue
+            lines[above] = _cite_at_end(lines[above], _numbers(line))
+            lines[i] = ""
+            moved += 1
+        elif m := _LEADING_CITATIONS.match(line):
+            lines[i] = _cite_at_end(m.group("marks") + line[m.end() :], _numbers(m.group("cites")))
+            moved += 1
+    if not moved:
         return text, 0
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), joined
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), moved
+
+
+def _numbers(text: str) -> list[int]:
+    return [n for m in MARKER.finditer(text) for n in marker_numbers(m.group(1))]
+
+
+def _cite_at_end(line: str, numbers: Sequence[int]) -> str:
+    """``line`` citing ``numbers`` at its end, before its full stop (numbers it already cites
+    are not written again)."""
+    prose = line.rstrip()
+    own = set(_numbers(prose))
+    new = [n for n in dict.fromkeys(numbers) if n not in own]
+    if not new:
+        return prose
+    if prose.endswith(_STOP):
+        return f"{prose[:-1].rstrip()} {_marker(new)}{prose[-1]}"
+    return f"{prose} {_marker(new)}"
 
 
 _HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)

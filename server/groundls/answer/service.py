@@ -517,7 +517,7 @@ class AnswerService:
         definition = hygiene.asked_definition(question, {e.n: e.hit for e in excerpts})
         answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
         answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
-        answer_text, citation_lines = hygiene.join_citation_lines(answer_text)
+        answer_text, citation_lines = hygiene.citations_to_line_ends(answer_text)
         numbers = cit.cited_numbers(answer_text)
         # numbers the text no longer shows: a JSON reply's citations array, an echoed label's
         other = [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
