@@ -428,6 +428,13 @@ def test_copied_excerpt_scaffolding_is_dropped_but_code_blocks_are_left_alone():
     assert drop_scaffolding("---", "x", []) == ("---", 0)
 
 
+def test_an_excerpt_name_that_ends_in_code_quotes_is_dropped_as_scaffolding():
+    name = "第5章 `debian`ディレクトリーにあるその他のファイル > 5.5. `dirs`"
+    for line in (name, f"**{name}**"):
+        text, dropped = drop_scaffolding(f"{line}\n\nこのファイルは…です [1]。", "x", [], {name})
+        assert (text, dropped) == ("このファイルは…です [1]。", 1)
+
+
 def test_a_path_header_under_a_list_number_or_excerpt_number_is_dropped():
     paths = {"docs/shell-completion.rst", "first.ja.md"}
     text = "手順です。\n\n1. [1] docs/shell-completion.rst\n   - `eval` は遅い。\n2. first.ja.md\n## first.ja.md\n終わり [1]."

@@ -528,11 +528,13 @@ def drop_scaffolding(
     for line, fenced in zip(lines, fenced_lines(lines), strict=True):
         stripped = line.strip()
         if not fenced and stripped:
-            bare = stripped.strip("*`")
+            # as written, without bold marks, without code quotes too (a name may itself end in
+            # code quotes: ``第5章 … > 5.5. `dirs` ``)
+            bare = {stripped, stripped.strip("*"), stripped.strip("*`")}
             if (
                 (first and restates(stripped, question))
                 or _SEPARATOR_LINE.fullmatch(stripped)
-                or bare in names
+                or not bare.isdisjoint(names)
                 or (stripped.startswith("#") and _heading_of(stripped, sources, names))
             ):
                 dropped += 1
