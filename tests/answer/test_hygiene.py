@@ -503,6 +503,9 @@ def test_a_line_that_is_only_a_citation_joins_the_prose_line_above_it():
         1,
     )
     assert citations_to_line_ends("It retries [1].\n\n[1]") == ("It retries [1].", 1)
+    assert citations_to_line_ends("It retries.\n[1], [2]") == ("It retries [1, 2].", 1)
+    # numbers a line is about, not its citation, stay ("[1], [2] are both guides.")
+    assert citations_to_line_ends("[1], [2] are both guides.")[1] == 0
     # code above it, or nothing above it, keeps the line
     code = "```\nalias dquilt=quilt\n```\n\n[1]"
     assert citations_to_line_ends(code) == (code, 0)

@@ -146,12 +146,12 @@ def merge_stub_sentences(text: str) -> tuple[str, int]:
 
 #: A line that is nothing but citations (and perhaps a full stop).
 _CITATION_LINE = re.compile(
-    r"[ \t]*(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+[.。]?[ \t]*"
+    r"[ \t]*(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t,，、]*)+[.。]?[ \t]*"
 )
 #: Citations opening a line, after its list or quote marks: (marks, citations).
 _LEADING_CITATIONS = re.compile(
     r"^(?P<marks>[ \t>*-]*(?:\d+[.)][ \t]+)?)"
-    r"(?P<cites>(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+)[:：]?[ \t]*(?=\S)"
+    r"(?P<cites>(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+)[:：]?[ \t]*(?=[^\s,，、])"
 )
 _STOP = (".", "。", "!", "?", "！", "？")
 
