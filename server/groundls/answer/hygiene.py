@@ -40,6 +40,7 @@ from difflib import SequenceMatcher
 
 from groundls.answer.citations import (
     MARKER,
+    cited_numbers,
     features,
     marker_numbers,
     overlap,
@@ -135,23 +136,21 @@ def merge_stub_sentences(text: str) -> tuple[str, int]:
         head = line[: m.start()]  # ends in the previous sentence's full stop
         if re.search(r"\b(?:e\.g|i\.e|etc|vs)\.$", head, re.IGNORECASE):
             return line  # an abbreviation's stop, not a sentence's
-        numbers = [n for x in MARKER.finditer(stub) for n in marker_numbers(x.group(1))]
+        numbers = cited_numbers(stub)
         merged += 1
         if not numbers:
             return head
-        return f"{head[:-1].rstrip()} {_marker(list(dict.fromkeys(numbers)))}{head[-1]}"
+        return f"{head[:-1].rstrip()} {_marker(numbers)}{head[-1]}"
 
     return "\n".join(fix(line) for line in text.split("\n")), merged
 
 
 #: A line that is nothing but citations (and perhaps a full stop).
-_CITATION_LINE = re.compile(
-    r"[ \t]*(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t,，、]*)+[.。]?[ \t]*"
-)
+_CITATION_LINE = re.compile(rf"[ \t]*(?:{MARKER.pattern}[ \t,，、]*)+[.。]?[ \t]*")
 #: Citations opening a line, after its list or quote marks: (marks, citations).
 _LEADING_CITATIONS = re.compile(
     r"^(?P<marks>[ \t>*-]*(?:\d+[.)][ \t]+)?)"
-    r"(?P<cites>(?:[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］][ \t]*)+)[:：]?[ \t]*(?=[^\s,，、])"
+    rf"(?P<cites>(?:{MARKER.pattern}[ \t]*)+)[:：]?[ \t]*(?=[^\s,，、])"
 )
 _STOP = (".", "。", "!", "?", "！", "？")
 
@@ -173,27 +172,25 @@ def citations_to_line_ends(text: str) -> tuple[str, int]:
             above = next((j for j in range(i - 1, -1, -1) if lines[j].strip()), None)
             if above is None or fenced[above] or _CITATION_LINE.fullmatch(lines[above]):
                 continue
-            lines[above] = _cite_at_end(lines[above], _numbers(line))
+            lines[above] = _cite_at_end(lines[above], cited_numbers(line))
             lines[i] = ""
             moved += 1
         elif m := _LEADING_CITATIONS.match(line):
-            lines[i] = _cite_at_end(m.group("marks") + line[m.end() :], _numbers(m.group("cites")))
+            lines[i] = _cite_at_end(
+                m.group("marks") + line[m.end() :], cited_numbers(m.group("cites"))
+            )
             moved += 1
     if not moved:
         return text, 0
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), moved
 
 
-def _numbers(text: str) -> list[int]:
-    return [n for m in MARKER.finditer(text) for n in marker_numbers(m.group(1))]
-
-
 def _cite_at_end(line: str, numbers: Sequence[int]) -> str:
     """``line`` citing ``numbers`` at its end, before its full stop (numbers it already cites
     are not written again)."""
     prose = line.rstrip()
-    own = set(_numbers(prose))
-    new = [n for n in dict.fromkeys(numbers) if n not in own]
+    own = set(cited_numbers(prose))
+    new = [n for n in numbers if n not in own]
     if not new:
         return prose
     if prose.endswith(_STOP):
@@ -346,7 +343,7 @@ def _marker_before_path(paths: Collection[str]) -> re.Pattern[str]:
     src/click/formatting.py にある``): the path is the sentence's, the number its citation,
     which follows what it cites (``src/click/formatting.py [1] にある``)."""
     return re.compile(
-        r"(?P<marker>[\[［]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]］])"
+        rf"(?P<marker>{MARKER.pattern})"
         rf"[ \t]*(?P<path>[*`]*(?:{_any_path(paths)})[*`]*)(?![\w/-]|\.\w)"
     )
 
