@@ -1,5 +1,7 @@
 from groundls.answer.hygiene import (
+    ANNOUNCED_LINES,
     LabelFilter,
+    announced_block,
     asked_definition,
     best_source,
     citations_to_line_ends,
@@ -546,3 +548,44 @@ def test_sentences_that_say_something_and_abbreviations_are_not_stubs():
         "It splits on whitespace.  The\ndefault type splits on colons [1].",  # a wrapped line
     ):
         assert merge_stub_sentences(text) == (text, 0)
+
+
+ENSURE_GUIDE = (
+    "The alternative is to find the object, and if it cannot find it, to create one and\n"
+    "store it in the innermost context.  This behavior can also be enabled for\n"
+    ":func:`make_pass_decorator` by passing ``ensure=True``:\n"
+    "\n"
+    ".. click:example::\n"
+    "\n"
+    "    pass_repo = click.make_pass_decorator(Repo, ensure=True)\n"
+    "\n"
+    "In this case, the innermost context gets an object created if it is missing.\n"
+)
+
+
+def test_the_block_an_answer_announces_is_the_one_after_the_guides_sentence_that_says_so():
+    answer = "It can be enabled for make_pass_decorator by passing ensure=True: [2]"
+    assert announced_block(answer, [ENSURE_GUIDE]) == (
+        "```\npass_repo = click.make_pass_decorator(Repo, ensure=True)\n```"
+    )
+
+
+def test_a_fenced_markdown_block_is_announced_with_its_language():
+    guide = "Install it with pip:\n\n```sh\npip install groundls\n```\n\nThen index.\n"
+    block = announced_block("You install it with pip: [1]", [guide])
+    assert block == "```sh\npip install groundls\n```"
+
+
+def test_no_block_when_the_answer_does_not_end_by_announcing_or_no_line_matches():
+    assert announced_block("Pass ensure=True to make_pass_decorator [2].", [ENSURE_GUIDE]) is None
+    # a colon, but the guide's announcing sentence says something else
+    assert announced_block("The options are these: [1]", [ENSURE_GUIDE]) is None
+    # the matching sentence is followed by prose, not a block
+    prose = "Enable it for make_pass_decorator by passing ensure=True:\nthe object is made.\n"
+    assert announced_block("Enable it by passing ensure=True: [1]", [prose]) is None
+
+
+def test_a_long_block_is_not_shown_as_what_was_announced():
+    code = "\n".join(f"    line_{i} = {i}" for i in range(ANNOUNCED_LINES + 1))
+    guide = f"Enable it for make_pass_decorator by passing ensure=True::\n\n{code}\n"
+    assert announced_block("Enable it by passing ensure=True: [1]", [guide]) is None

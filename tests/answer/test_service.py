@@ -660,3 +660,48 @@ def test_a_loaded_model_is_not_loaded_again():
     svc, _ = service([UPLOAD], model)
     ans = svc.ask("How many times does upload retry?")
     assert "load_wait_ms" not in ans.timing
+
+
+COMPLETION_DOC = Hit(
+    "c" * 16,
+    "docs/shell-completion.rst",
+    20,
+    40,
+    "doc",
+    "rst",
+    "paragraph",
+    "Enabling Completion",
+    ("Shell Completion",),
+    "Enabling Completion\n-------------------\n\n"
+    "Provide your users with the following instructions.\n\n"
+    ".. tabs::\n\n"
+    "    .. group-tab:: Bash\n\n"
+    "        Add this to ``~/.bashrc``:\n\n"
+    "        .. code-block:: bash\n\n"
+    '            eval "$(_FOO_BAR_COMPLETE=bash_source foo-bar)"\n\n'
+    "    .. group-tab:: Zsh\n\n"
+    "        Add this to ``~/.zshrc``:\n\n"
+    "        .. code-block:: zsh\n\n"
+    '            eval "$(_FOO_BAR_COMPLETE=zsh_source foo-bar)"\n',
+    0.9,
+)
+
+
+def test_an_answer_that_stops_after_announcing_a_line_shows_the_line_from_the_cited_guide():
+    streamed: list[str] = []
+    model = FakeModel(["To turn on completion in bash, ", "add this line to `~/.bashrc`: [1]"])
+    svc, _ = service([COMPLETION_DOC, UPLOAD], model)
+    ans = svc.ask("how do I turn on tab completion in bash?", on_token=streamed.append)
+    assert ans.found
+    assert ans.answer.endswith(
+        '`~/.bashrc`: [1]\n\n```bash\neval "$(_FOO_BAR_COMPLETE=bash_source foo-bar)"\n```'
+    )
+    assert ans.repairs.get("announced_blocks") == 1
+    assert "".join(streamed) == ans.answer  # the user sees the block too
+
+
+def test_an_answer_that_ends_with_a_sentence_gets_no_block():
+    model = FakeModel(["Add the eval line to `~/.bashrc` to turn on completion in bash [1]."])
+    svc, _ = service([COMPLETION_DOC, UPLOAD], model)
+    ans = svc.ask("how do I turn on tab completion in bash?")
+    assert "```" not in ans.answer and "announced_blocks" not in ans.repairs

@@ -26,6 +26,9 @@
   joins the sentence before it (:func:`merge_stub_sentences`).
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
+- It ends by announcing what follows ("… add this line to `~/.bashrc`:") and stops there: the
+  block that follows the announcing line in a cited guide is shown after the answer, quoted as
+  that guide writes it (:func:`announced_block`).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
   report it; the prompt asks for the model's own words).
 - Asked to hedge, a 1.5B model writes only the hedge: the service adds it instead, unless the
@@ -734,6 +737,85 @@ def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
 
 
 _END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
+
+
+#: An answer that ends by announcing something: a colon, then at most its citation.
+_ANNOUNCES = re.compile(r"[:：][ \t]*(?:\[\s*\d+(?:\s*,\s*\d+)*\s*\][ \t]*)*[.。]?\s*$")
+#: A reST directive (``.. code-block:: bash``) or one of its option lines (``:linenos:``).
+_DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+[\w:-]+::\s*(?P<language>[\w+-]*)|:[\w-]+:(?:\s.*)?)$")
+_FENCE = re.compile(r"^\s*(?P<fence>```+|~~~+)\s*(?P<language>[\w+-]*)")
+#: The longest block shown for an announcing answer: the line or two it promised, not a page.
+ANNOUNCED_LINES = 12
+
+
+def announced_block(text: str, guides: Sequence[str]) -> str | None:
+    """The code block that an answer ending with a colon announces but never wrote ("To enable
+    it, add this line to `~/.bashrc`: [1]"), fenced: the block after the line of a cited guide
+    (``guides``: the cited doc excerpts' texts, in citation order) that shares most of the
+    answer's last sentence and also ends with a colon. None when the answer does not end so, or
+    no such line is followed by a short code block."""
+    if not _ANNOUNCES.search(text):
+        return None
+    body = _ANNOUNCES.sub("", text)
+    said = stemmed_features(body[_last_sentence_start(body) :])
+    best: tuple[float, str] | None = None
+    for guide in guides:
+        lines = guide.splitlines()
+        for i, line in enumerate(lines):
+            if not line.rstrip().endswith((":", "：")) or _DIRECTIVE.match(line):
+                continue
+            # (the sentence that ends there, which may begin lines above)
+            start = next((j + 1 for j in range(i - 1, -1, -1) if not lines[j].strip()), 0)
+            paragraph = " ".join(x.strip() for x in lines[start : i + 1])
+            own = stemmed_features(paragraph[_last_sentence_start(paragraph[:-1]) :])
+            shared = len(own & said)
+            if shared < min(2, len(own)) or shared / len(own) < 0.5:
+                continue
+            block = _block_after(lines, i)
+            if block is not None and (best is None or shared / len(own) > best[0]):
+                best = (shared / len(own), block)
+    return best[1] if best else None
+
+
+def _last_sentence_start(text: str) -> int:
+    bounds = [m.end() for m in _END.finditer(text.rstrip())]
+    return bounds[-1] if bounds else 0
+
+
+def _block_after(lines: Sequence[str], at: int) -> str | None:
+    """The code block that follows ``lines[at]`` (a fenced block, or lines indented deeper, after
+    any reST directive), fenced; None when none follows or it is longer than
+    ``ANNOUNCED_LINES``."""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    language = ""
+    i = at + 1
+    while i < len(lines) and (not lines[i].strip() or _DIRECTIVE.match(lines[i])):
+        directive = _DIRECTIVE.match(lines[i])
+        if directive and directive.group("language"):
+            language = directive.group("language")
+        i += 1
+    if i >= len(lines):
+        return None
+    fence = _FENCE.match(lines[i])
+    if fence:
+        end = next(
+            (j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence["fence"])),
+            None,
+        )
+        body, language = lines[i + 1 : end], fence["language"]
+    else:
+        body = []
+        for line in lines[i:]:
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            body.append(line)
+    while body and not body[-1].strip():
+        body.pop()
+    if not body or len(body) > ANNOUNCED_LINES:
+        return None
+    margin = min(len(x) - len(x.lstrip()) for x in body if x.strip())
+    code = "\n".join(x[margin:] for x in body)
+    return f"```{language}\n{code}\n```"
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:

@@ -550,6 +550,15 @@ class AnswerService:
                 numbers = [added]
                 repairs["added_citations"] = 1
         numbers += [n for n in other if n not in numbers]
+        if parsed.found and not cut:
+            # "… add this line to `~/.bashrc`: [1]" and the model stopped: the line it announced,
+            # from the guide it cites
+            guides = [by_n[n].hit.text for n in numbers if by_n[n].hit.kind == "doc"]
+            block = hygiene.announced_block(answer_text, guides)
+            if block is not None:
+                answer_text = f"{answer_text.rstrip()}\n\n{block}"
+                show(f"\n\n{block}")
+                repairs["announced_blocks"] = 1
         sentences = cit.vouched_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
