@@ -109,12 +109,28 @@ function joinLines(html: string): string {
   return out;
 }
 
-/** Render answer text: paragraphs, line breaks, `code`, **bold** and clickable [n] citations. */
+/** A fenced code block (```lang … ```) as it stands in an answer, blank lines and all. */
+const FENCED = /^```[\w+-]*[ \t]*\n([\s\S]*?)\n```[ \t]*$/gm;
+
+/**
+ * Render answer text: paragraphs, line breaks, `code`, **bold**, fenced code blocks (as written,
+ * in a pre) and clickable [n] citations.
+ */
 export function renderAnswerText(text: string, citations: readonly Citation[]): string {
-  const paragraphs = text
-    .replace(/\r\n/g, "\n")
-    .split(/\n{2,}/)
-    .filter((p) => p.trim() !== "");
+  const normalised = text.replace(/\r\n/g, "\n");
+  const out: string[] = [];
+  let last = 0;
+  for (const m of normalised.matchAll(FENCED)) {
+    out.push(renderParagraphs(normalised.slice(last, m.index), citations));
+    out.push(`<pre><code>${escapeHtml(m[1])}</code></pre>`);
+    last = m.index + m[0].length;
+  }
+  out.push(renderParagraphs(normalised.slice(last), citations));
+  return out.filter((part) => part !== "").join("\n");
+}
+
+function renderParagraphs(text: string, citations: readonly Citation[]): string {
+  const paragraphs = text.split(/\n{2,}/).filter((p) => p.trim() !== "");
   return paragraphs
     .map((paragraph) => {
       const parts = paragraph.split(/(`[^`\n]+`)/);
@@ -250,6 +266,9 @@ a.cite.weak { opacity: 0.8; }
 .sources .title { color: var(--vscode-descriptionForeground); }
 code { font-family: var(--vscode-editor-font-family); font-size: 0.95em;
   background: var(--vscode-textCodeBlock-background); padding: 0 0.25em; border-radius: 3px; }
+pre { background: var(--vscode-textCodeBlock-background); padding: 0.5em; border-radius: 3px;
+  overflow-x: auto; }
+pre code { padding: 0; background: none; }
 .status, .hint, .meta, .badge-line { color: var(--vscode-descriptionForeground); }
 .meta { margin-top: 1.5em; font-size: 0.9em; }
 .badge { display: inline-block; font-size: 0.8em; padding: 0 0.5em; border-radius: 8px;

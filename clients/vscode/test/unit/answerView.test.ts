@@ -67,6 +67,19 @@ describe("renderAnswerText", () => {
     assert.match(html, /<code>&lt;b&gt;<\/code>/);
   });
 
+  it("shows a fenced code block as written, blank lines kept and markup escaped", () => {
+    const html = renderAnswerText(
+      'Add this to `~/.bashrc`: [1]\n\n```bash\neval "$(x)"\n\nif a < b; then [1]; fi\n```\n\nDone.',
+      citations,
+    );
+    assert.equal(
+      html,
+      '<p>Add this to <code>~/.bashrc</code>: <a class="cite" href="#" data-n="1" ' +
+        'title="docs/auth.md:3-7">[1]</a></p>\n' +
+        "<pre><code>eval &quot;$(x)&quot;\n\nif a &lt; b; then [1]; fi</code></pre>\n<p>Done.</p>",
+    );
+  });
+
   it("keeps paragraphs and joins soft-wrapped lines as Markdown does", () => {
     assert.equal(renderAnswerText("a\nb\n\n\nc", []), "<p>a b</p>\n<p>c</p>");
   });
