@@ -101,6 +101,13 @@ def test_cli_batch_search_writes_eval_format_with_relative_paths(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["id"] for r in rows] == [0, 1]
+    # a bad line is reported in its place; the lines after it are still searched
+    bad = run_cli(
+        "search", "--batch", "-w", str(ws), env_dir=tmp_path / "idx", stdin=f"not json\n{lines}\n"
+    )
+    assert bad.returncode == 1
+    bad_rows = [json.loads(line) for line in bad.stdout.splitlines()]
+    assert bad_rows[0]["error"].startswith("line 1: ") and bad_rows[1:] == rows
     first = rows[0]["hits"][0]
     assert set(first) >= {"path", "start_line", "end_line", "score", "chunk_id", "kind", "title"}
     assert first["path"] == "src/storage/uploads.py"

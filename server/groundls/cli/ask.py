@@ -10,11 +10,18 @@ import shutil
 import sys
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import Any
 
 from groundls import wire
 from groundls.chunkers.textrules import display_width
-from groundls.cli.common import CliError, add_common, add_filters, filters_of, open_workspace
+from groundls.cli.common import (
+    CliError,
+    add_common,
+    add_filters,
+    filters_of,
+    open_workspace,
+    run_batch,
+)
 from groundls.results import MAX_ASK_K, AnswerError, Citation, SearchFilters
 from groundls.workspace import Workspace
 
@@ -48,7 +55,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     try:
         if args.batch:
-            return _batch(workspace, filters, sys.stdin, sys.stdout)
+            return run_batch(
+                sys.stdin,
+                sys.stdout,
+                ("question", "query"),
+                lambda question: wire.answer_json(workspace.answers.ask(question, filters)),
+            )
         try:
             if args.json:
                 ans = workspace.answers.ask(question, filters)
@@ -159,30 +171,6 @@ def _rows(text: str, columns: int) -> int:
         width = display_width(line)
         rows += max(1, -(-width // max(columns, 1)))
     return rows
-
-
-def _batch(workspace: Workspace, filters: SearchFilters, stdin: TextIO, stdout: TextIO) -> int:
-    failures = 0
-    for lineno, line in enumerate(stdin, 1):
-        if not line.strip():
-            continue
-        qid: Any = None
-        try:
-            item = json.loads(line)
-            if not isinstance(item, dict):
-                raise ValueError("expected an object")
-            qid = item.get("id")
-            question = item.get("question", item.get("query"))
-            if not isinstance(question, str):
-                raise ValueError('missing "question" string')
-            ans = workspace.answers.ask(question, filters)
-            row = {"id": qid, **wire.answer_json(ans)}
-        except (ValueError, AnswerError) as exc:
-            failures += 1
-            row = {"id": qid, "error": f"line {lineno}: {exc}"}
-        stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
-        stdout.flush()
-    return 1 if failures else 0
 
 
 def _when(value: Any) -> str:

@@ -19,6 +19,7 @@ from groundls.cli.common import (
     load_config,
     open_workspace,
     relative_path,
+    run_batch,
     run_deep,
     run_index,
 )
@@ -111,18 +112,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     try:
         if args.batch:
-            for line in sys.stdin:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    item = json.loads(line)
-                    query = item["query"]
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise CliError(f"bad batch line (want {{'id', 'query'}}): {line[:80]}") from exc
-                out = {"id": item.get("id"), **wire.search_json(workspace.search(query, filters))}
-                print(json.dumps(out, ensure_ascii=False), flush=True)
-            return 0
+            return run_batch(
+                sys.stdin,
+                sys.stdout,
+                ("query",),
+                lambda query: wire.search_json(workspace.search(query, filters)),
+            )
         if not args.query:
             raise CliError("search needs a QUERY (or --batch)")
         result = workspace.search(" ".join(args.query), filters)

@@ -7,8 +7,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -161,3 +162,36 @@ def relative_path(root: Path, path: str) -> str:
         except ValueError as exc:
             raise CliError(f"{path} is outside the workspace {root}") from exc
     return Path(os.path.normpath(p)).as_posix()
+
+
+def run_batch(
+    stdin: TextIO,
+    stdout: TextIO,
+    fields: tuple[str, ...],
+    handle: Callable[[str], dict[str, Any]],
+) -> int:
+    """JSON lines ``{"id": …, "query": "…"}`` from ``stdin`` (the text under the first of
+    ``fields`` present), one JSON line out for each: ``{"id": …, **handle(text)}``, or
+    ``{"id": …, "error": "line N: …"}`` for a line that is not such an object or whose text
+    ``handle`` refuses (ValueError, as AnswerError is) — the other lines still run. Returns the
+    exit status: 1 when any line failed."""
+    failures = 0
+    for lineno, line in enumerate(stdin, 1):
+        if not line.strip():
+            continue
+        qid: Any = None
+        try:
+            item = json.loads(line)
+            if not isinstance(item, dict):
+                raise ValueError("expected a JSON object")
+            qid = item.get("id")
+            text = next((item[f] for f in fields if f in item), None)
+            if not isinstance(text, str):
+                raise ValueError(f'missing "{fields[0]}" string')
+            row = {"id": qid, **handle(text)}
+        except ValueError as exc:
+            failures += 1
+            row = {"id": qid, "error": f"line {lineno}: {exc}"}
+        stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 1 if failures else 0

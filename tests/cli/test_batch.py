@@ -1,0 +1,53 @@
+"""The CLI's batch mode: one JSON line out for each line in, a bad line reported in its place."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from groundls.cli.common import run_batch
+from groundls.results import AnswerError
+
+
+def _run(lines: list[str], fields: tuple[str, ...] = ("query",)) -> tuple[int, list[dict]]:
+    def handle(text: str) -> dict:
+        if text == "too long":
+            raise AnswerError("the question is too long")
+        return {"echo": text.upper()}
+
+    out = io.StringIO()
+    status = run_batch(io.StringIO("\n".join(lines) + "\n"), out, fields, handle)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_each_line_gets_its_own_row_with_its_id():
+    status, rows = _run(['{"id": 1, "query": "a"}', "", '{"id": "x", "query": "b"}'])
+    assert status == 0
+    assert rows == [{"id": 1, "echo": "A"}, {"id": "x", "echo": "B"}]
+
+
+def test_a_bad_line_is_reported_in_its_place_and_the_rest_still_run():
+    status, rows = _run(
+        [
+            '{"id": 1, "query": "a"}',
+            "not json",
+            '{"id": 2}',
+            '["a list"]',
+            '{"id": 3, "query": "too long"}',
+            '{"id": 4, "query": "d"}',
+        ]
+    )
+    assert status == 1
+    assert rows[0] == {"id": 1, "echo": "A"} and rows[-1] == {"id": 4, "echo": "D"}
+    errors = [r["error"] for r in rows[1:-1]]
+    assert errors[0].startswith("line 2: ")
+    assert errors[1] == 'line 3: missing "query" string' and rows[2]["id"] == 2
+    assert errors[2] == "line 4: expected a JSON object"
+    assert errors[3] == "line 5: the question is too long" and rows[4]["id"] == 3
+
+
+def test_the_first_field_present_names_the_text():
+    status, rows = _run(
+        ['{"id": 1, "question": "q"}', '{"id": 2, "query": "r"}'], ("question", "query")
+    )
+    assert status == 0 and [r["echo"] for r in rows] == ["Q", "R"]
