@@ -371,6 +371,41 @@ def test_a_qualified_name_is_matched_before_its_last_part():
     assert asked_definition("Rack::Response", {1: _hit("rack.Rack.Response", text_type="class")})
 
 
+def test_the_parts_of_one_long_definition_are_one_definition_the_best_ranked_first():
+    def part(start: int) -> Hit:
+        return Hit(
+            "0" * 16,
+            "src/parser.py",
+            start,
+            start + 30,
+            "code",
+            "python",
+            "function",
+            "click.parser._unpack_args",
+            (),
+            "",
+        )
+
+    hits = {1: part(74), 2: _hit("click.core.Command.parse_args"), 3: part(49)}
+    assert asked_definition("How does _unpack_args handle nargs=-1?", hits) == 1
+    # the same name defined in two files is two definitions
+    other = Hit(
+        "0" * 16,
+        "src/other.py",
+        1,
+        9,
+        "code",
+        "python",
+        "function",
+        "click.parser._unpack_args",
+        (),
+        "",
+    )
+    assert (
+        asked_definition("How does _unpack_args handle nargs=-1?", {1: part(74), 2: other}) is None
+    )
+
+
 def test_no_definition_is_chosen_when_none_or_several_excerpts_define_the_name():
     hits = {1: _hit("a.Reader.read_all"), 2: _hit("b.Writer.read_all")}
     assert asked_definition("How does read_all() behave?", hits) is None

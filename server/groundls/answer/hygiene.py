@@ -698,12 +698,14 @@ _DEFINING = frozenset({"class", "function", "method"})
 
 
 def asked_definition(question: str, hits: Mapping[int, Hit]) -> int | None:
-    """The excerpt that defines the symbol ``question`` names, when exactly one excerpt does. A
-    qualified name (``Context.ensure_object``, ``Rack::Response``) means the definition its
-    qualifier names (see :func:`signals.qualified_as_asked`)."""
+    """The excerpt that defines the symbol ``question`` names, when one definition does: one
+    excerpt, or the parts of one long definition (the same symbol in the same file), of which the
+    best-ranked. A qualified name (``Context.ensure_object``, ``Rack::Response``) means the
+    definition its qualifier names (see :func:`signals.qualified_as_asked`)."""
     query = analyse(question)
     defining = [n for n in sorted(hits) if _defines(hits[n], query)]
-    return defining[0] if len(defining) == 1 else None
+    one = len({(hits[n].path, hits[n].title) for n in defining}) == 1
+    return defining[0] if one else None
 
 
 def _defines(hit: Hit, query: Query) -> bool:
