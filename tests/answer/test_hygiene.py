@@ -465,6 +465,17 @@ def test_copied_excerpt_scaffolding_is_dropped_but_code_blocks_are_left_alone():
     assert drop_scaffolding("---", "x", []) == ("---", 0)
 
 
+def test_a_copied_rest_heading_underline_is_dropped():
+    answer = (
+        "有効にするには、以下の手順を実行します。\n\n================\n\n^^^^^\n\neval します [1]。"
+    )
+    text, dropped = drop_scaffolding(answer, "補完を有効にするには？", [])
+    assert text == "有効にするには、以下の手順を実行します。\n\neval します [1]。" and dropped == 2
+    # inside fenced code it is the code's own
+    fenced = "Like this [1]:\n\n```\nTitle\n=====\n```"
+    assert drop_scaffolding(fenced, "x", []) == (fenced, 0)
+
+
 def test_an_excerpt_name_that_ends_in_code_quotes_is_dropped_as_scaffolding():
     name = "第5章 `debian`ディレクトリーにあるその他のファイル > 5.5. `dirs`"
     for line in (name, f"**{name}**"):

@@ -19,8 +19,9 @@
   list item written again is dropped (:func:`drop_repeated_lines`), and once one is being
   written a third time (:func:`third_copy_start`) the answer stops there, whole.
 - It copies the prompt's scaffolding: the question restated as a title line above the answer,
-  an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, the ``…`` that
-  stands for elided lines. Those lines are dropped (:func:`drop_scaffolding`).
+  an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, a reST heading's
+  ``=====`` underline, the ``…`` that stands for elided lines. Those lines are dropped
+  (:func:`drop_scaffolding`).
 - It writes its citation as a sentence of its own ("… `Client(timeout=5)`. This is [3].", "The
   answer is [1].") or leaves such a stub without one ("This is."): the stub goes and its citation
   joins the sentence before it (:func:`merge_stub_sentences`).
@@ -489,8 +490,9 @@ def drop_foreign_pastes(text: str, sources: Sequence[str]) -> tuple[str, int]:
     return "\n\n".join(kept).strip(), dropped
 
 
-#: A line that only separates excerpts (``---``) or stands for elided lines (``…``).
-_SEPARATOR_LINE = re.compile(r"[ \t]*(?:-{3,}|\*{3,}|_{3,}|…+|\.{3,}|⋯+)[ \t]*")
+#: A line that only separates excerpts (``---``), stands for elided lines (``…``) or underlines
+#: a reST heading it copied (``=====``, ``^^^^^``).
+_SEPARATOR_LINE = re.compile(r"[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,}|\^{3,}|…+|\.{3,}|⋯+)[ \t]*")
 #: What a title line may hold besides the question's letters.
 _NOT_LETTERS = re.compile(r"[\W_]+")
 #: A restated question: this share of the line's letters, in order, are the question's.
