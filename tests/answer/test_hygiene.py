@@ -614,6 +614,9 @@ def test_the_block_an_answer_announces_is_the_one_after_the_guides_sentence_that
     assert announced_block(answer, [ENSURE_GUIDE]) == (
         "```\npass_repo = click.make_pass_decorator(Repo, ensure=True)\n```"
     )
+    # the citation as a Japanese answer writes it
+    japanese = "make_pass_decorator では ensure=True を渡すと有効になります：［2］"
+    assert announced_block(japanese, [ENSURE_GUIDE]) == announced_block(answer, [ENSURE_GUIDE])
 
 
 def test_a_fenced_markdown_block_is_announced_with_its_language():

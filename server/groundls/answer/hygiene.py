@@ -744,7 +744,7 @@ _END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
 
 
 #: An answer that ends by announcing something: a colon, then at most its citation.
-_ANNOUNCES = re.compile(r"[:：][ \t]*(?:\[\s*\d+(?:\s*,\s*\d+)*\s*\][ \t]*)*[.。]?\s*$")
+_ANNOUNCES = re.compile(rf"[:：][ \t]*(?:{MARKER.pattern}[ \t]*)*[.。]?\s*$")
 #: A reST directive (``.. code-block:: bash``) or one of its option lines (``:linenos:``).
 _DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+[\w:-]+::\s*(?P<language>[\w+-]*)|:[\w-]+:(?:\s.*)?)$")
 _FENCE = re.compile(r"^\s*(?P<fence>```+|~~~+)\s*(?P<language>[\w+-]*)")
