@@ -425,16 +425,26 @@ class DefinitionFinder:
 
     def _extends(self, node: Node, name: str) -> bool:
         """Whether a class-like node adds to a type instead of defining it: a Rust ``impl``, a
-        Swift ``extension``, a C# ``partial`` class outside the file named after it (the
-        convention puts a type in its own file; its other parts are spread over others)."""
+        Swift ``extension``, a C# ``partial`` class or a Ruby class or module outside the file
+        named after it (the convention puts a type in its own file; its other parts are spread
+        over others, and Ruby reopens a namespace in every file that nests something in it:
+        ``class Application`` around ``class Configuration`` in ``application/configuration.rb``)."""
         if node.type == "impl_item":
             return True
         kind = node.child_by_field_name("declaration_kind")
         if kind is not None and kind.type == "extension":
             return True
-        if self.language == "csharp" and PurePosixPath(self.path).stem != name:
+        if self._named_after(name):
+            return False
+        if self.language == "csharp":
             return any(c.type == "modifier" and node_text(c) == "partial" for c in node.children)
-        return False
+        return self.language == "ruby"
+
+    def _named_after(self, name: str) -> bool:
+        """Whether this file is named after the type ``name`` (``SyslogHandler.cs``,
+        ``http_client.rb`` for ``HTTPClient``)."""
+        stem = PurePosixPath(self.path).stem
+        return stem == name or stem.replace("_", "").lower() == name.lower()
 
     def _go_receiver(self, node: Node) -> str:
         receiver = node.child_by_field_name("receiver")

@@ -269,6 +269,10 @@ def test_a_type_is_found_where_it_is_defined_not_where_it_is_extended(tmp_path, 
     (ws / "Sources" / "App.swift").unlink()
     workspace.index()
     assert workspace.search("Application")[0].path.startswith("Sources/Application+")
+    # a namesake in another case does not define the type
+    (ws / "Sources" / "Setup.swift").write_text("func application() -> Int {\n    1\n}\n")
+    workspace.index()
+    assert workspace.search("Application")[0].path.startswith("Sources/Application+")
 
 
 def test_two_question_words_find_the_identifier_that_joins_them(

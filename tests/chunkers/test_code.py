@@ -231,7 +231,8 @@ LANGUAGE_CASES = {
         "cart.rb",
         "lib/shop/cart.rb",
         [
-            ("Shop", "class", "module Shop", "module Shop"),
+            # the namespace is reopened here; ``lib/shop.rb`` would define it
+            ("Shop", "extension", "module Shop", "module Shop"),
             ("Shop.Cart", "class", "# A cart full", None),
             ("Shop.Cart.initialize", "method", "def initialize", None),
             ("Shop.Cart.add", "method", "def add", None),
@@ -726,6 +727,22 @@ def test_an_extension_of_a_type_is_told_apart_from_its_definition():
         for path in ("src/Cart.cs", "src/Cart.Totals.cs")
     }
     assert kind == {"src/Cart.cs": {"class"}, "src/Cart.Totals.cs": {"extension"}}
+
+
+def test_a_ruby_class_reopened_outside_the_file_named_after_it_extends_it():
+    # Ruby reopens a namespace in every file that nests something in it
+    nested = (
+        "module Shop\n  class ShoppingCart\n    class Totals\n"
+        "      def sum\n        1\n      end\n    end\n  end\nend\n"
+    )
+    kind = {
+        path: {c.text_type for c in chunk_file(path, nested) if c.symbol == "ShoppingCart"}
+        for path in ("lib/shop/shopping_cart.rb", "lib/shop/shopping_cart/totals.rb")
+    }
+    assert kind == {
+        "lib/shop/shopping_cart.rb": {"class"},
+        "lib/shop/shopping_cart/totals.rb": {"extension"},
+    }
 
 
 def test_definitions_inside_a_region_the_grammar_could_not_parse_are_still_found():

@@ -160,7 +160,8 @@ class StoreReads:
         table of the index, definitions and module-level bindings. Names spelled exactly as
         asked come first, then the same names in another case; definitions before bindings.
         An extension of a type (a Rust ``impl``, a Swift ``extension``, a C# ``partial`` class
-        outside its own file) counts only when nothing in the workspace defines the name itself.
+        or a reopened Ruby class outside its own file) counts only when nothing in the workspace
+        defines the name itself, spelled the same.
         The later parts of a long type's outline (text type ``members``) list its members; they
         do not define it."""
         if not names:
@@ -178,10 +179,12 @@ class StoreReads:
             f" ORDER BY name IN ({marks}) DESC, binding, extension, size DESC LIMIT ?"
         )
         rows = self.conn.execute(sql, [*names, *params, *names, *params, *names, k]).fetchall()
-        defined = {name.lower() for _, name, extension in rows if not extension}
+        # a type's extension gives way to the type's definition, not to a namesake in another
+        # case (the ``helpers`` method beside the ``Helpers`` module)
+        defined = {name for _, name, extension in rows if not extension}
         seen: dict[int, str] = {}
         for rowid, name, extension in rows:
-            if not (extension and name.lower() in defined):
+            if not (extension and name in defined):
                 seen.setdefault(rowid, name)
         return list(seen.items())
 
