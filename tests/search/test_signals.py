@@ -118,6 +118,24 @@ def test_change_logs_are_noise_unless_the_question_asks_about_changes():
     assert signals.multiplier(analyse("which version changed option parsing"), log, "") == 1.0
 
 
+def test_an_older_version_kept_beside_the_current_one_is_aside_unless_asked_for():
+    pydantic = ["pydantic/fields.py", "pydantic/main.py", "pydantic/networks.py"]
+    pydantic += ["pydantic/v1/fields.py", "pydantic/v1/main.py", "pydantic/v1/typing.py"]
+    zod = ["src/v3/types.ts", "src/v4/core/schemas.ts", "src/v4-mini/index.ts"]
+    assert signals.superseded_versions([*pydantic, *zod]) == {"pydantic/v1", "src/v3"}
+    # the only tree, named by its major version, is the current code; so is a Go module's
+    # later major version beside its unversioned first
+    exposed = ["org/exposed/v1/core/Table.kt", "org/exposed/v1/core/Column.kt"]
+    go = ["client.go", "options.go", "v2/client.go", "v2/options.go"]
+    assert signals.superseded_versions([*exposed, *go]) == frozenset()
+    older = {"pydantic/v1"}
+    assert signals.noise("pydantic/v1/fields.py", older) == signals.ASIDE
+    assert signals.noise("pydantic/fields.py", older) == 1.0
+    hit = code("pydantic/v1/fields.py")
+    assert signals.multiplier(analyse("alias handling"), hit, "", superseded=older) == signals.ASIDE
+    assert signals.multiplier(analyse("alias handling in v1"), hit, "", superseded=older) == 1.0
+
+
 def test_same_stem_joins_word_forms_but_not_short_prefixes():
     assert signals.same_stem("utility", "utils") and signals.same_stem("recovery", "recoverer")
     assert not signals.same_stem("map", "mapper")

@@ -150,6 +150,10 @@ class StoreReads:
         rows = self._rows_in(f"SELECT {_HIT_COLUMNS} FROM chunks c WHERE c.id IN ({{ids}})", rowids)
         return {row[0]: _row_to_hit(row) for row in rows}
 
+    def file_paths(self) -> list[str]:
+        """Every indexed file's workspace-relative path."""
+        return [row[0] for row in self.conn.execute("SELECT path FROM files")]
+
     def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
         return dict(self._rows_in("SELECT id, symbol FROM chunks WHERE id IN ({ids})", rowids))
 

@@ -78,10 +78,19 @@ class Searcher:
         self.models = models
         self.config = config
         self.rewrite = rewrite
+        self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
 
     @property
     def _english_spaces(self) -> list[str]:
         return [s for s in LATIN_SPACES if s in self.policy.all_spaces]
+
+    def _superseded_versions(self) -> frozenset[str]:
+        """The workspace's older version folders (see ``signals.superseded_versions``), worked
+        out again only after the index changed."""
+        seq = self.store.get_meta("write_seq") or ""
+        if self._superseded[0] != seq or not seq:
+            self._superseded = (seq, signals.superseded_versions(self.store.file_paths()))
+        return self._superseded[1]
 
     def _holds_english_text(self, filled: set[str]) -> bool:
         """Whether any chunk is embedded in a space that reads English (``filled``: the spaces
@@ -327,6 +336,7 @@ class Searcher:
             return None
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
         hits = self.store.hits_by_rowid(ordered)
+        superseded = self._superseded_versions()
         # a chunk that defines a queried name is known by that name (a binding's chunk may
         # carry another symbol); an extension of a type is known by it only when nothing
         # defines the type itself (then the symbol table gave it)
@@ -337,7 +347,12 @@ class Searcher:
         for rowid in ordered:
             if rowid in hits:
                 scores[rowid] *= signals.multiplier(
-                    q, hits[rowid], symbols.get(rowid, ""), other_case=not exact, whole=whole
+                    q,
+                    hits[rowid],
+                    symbols.get(rowid, ""),
+                    other_case=not exact,
+                    whole=whole,
+                    superseded=superseded,
                 )
                 if unlikely is not None and signals.passage_language(hits[rowid]) == unlikely:
                     scores[rowid] *= signals.OTHER_LANGUAGE

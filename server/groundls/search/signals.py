@@ -10,7 +10,8 @@ ten hits from one file crowd out the other places a user needs to see.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import PurePosixPath
 
 from groundls.chunkers.textrules import is_cjk, split_identifier
@@ -90,6 +91,7 @@ _ASIDE_FILE = re.compile(
     r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
     re.IGNORECASE,
 )
+_VERSION_FOLDER = re.compile(r"v(\d+)", re.IGNORECASE)
 _ASKS_FOR_NOISE = frozenset(
     [
         "test",
@@ -172,9 +174,10 @@ def named_whole(query: Query, hit: Hit) -> bool:
     return bool(own) and all(any(same_stem(w, q) for q in query.words) for w in own)
 
 
-def noise(path: str) -> float:
+def noise(path: str, superseded: Collection[str] = ()) -> float:
     """The factor a file's kind of place gives its chunks: RESTATES for tests and examples,
-    ASIDE for vendored, compatibility, stub and re-export files, 1.0 for the rest."""
+    ASIDE for vendored, compatibility, stub and re-export files and for the files of
+    ``superseded`` folders (see :func:`superseded_versions`), 1.0 for the rest."""
     pure = PurePosixPath(path)
     # ``_examples``, ``__fixtures__``: a leading underscore hides a folder from some tools
     folders = {part.lower() for part in pure.parent.parts}
@@ -183,15 +186,54 @@ def noise(path: str) -> float:
         return RESTATES
     if folders & _ASIDE_DIRS or _ASIDE_FILE.search(pure.name):
         return ASIDE
+    if superseded and any(str(folder) in superseded for folder in pure.parents):
+        return ASIDE
     return 1.0
 
 
+def superseded_versions(paths: Iterable[str]) -> frozenset[str]:
+    """The version folders of a workspace that keep an older copy of its code beside the
+    current one: compatibility code under another name. A folder ``vN`` beside a later ``vM``
+    (``src/v3`` beside ``src/v4``), or a ``v1`` whose modules recur in the folder around it
+    (``pydantic/v1/fields.py`` beside ``pydantic/fields.py``: the unversioned code beside
+    ``v1`` is the later one, while a Go module's later major versions are ``v2`` and up beside
+    its unversioned first). A ``v1`` that is the only tree (a package named by its major
+    version) is the current code."""
+    stems: dict[str, set[str]] = defaultdict(set)
+    children: dict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        pure = PurePosixPath(path)
+        stems[str(pure.parent)].add(pure.stem)
+        for folder in pure.parents:
+            if folder.name:
+                children[str(folder.parent)].add(folder.name)
+    superseded: set[str] = set()
+    for parent, names in children.items():
+        versions = {name: int(m[1]) for name in names if (m := _VERSION_FOLDER.fullmatch(name))}
+        for name, number in versions.items():
+            folder = str(PurePosixPath(parent) / name)
+            if any(other > number for other in versions.values()):
+                superseded.add(folder)
+            elif number == 1:
+                own = stems.get(folder, set())
+                if len(own & stems.get(parent, set())) >= max(2, len(own) / 2):
+                    superseded.add(folder)
+    return frozenset(superseded)
+
+
 def multiplier(
-    query: Query, hit: Hit, symbol: str, *, other_case: bool = True, whole: bool = True
+    query: Query,
+    hit: Hit,
+    symbol: str,
+    *,
+    other_case: bool = True,
+    whole: bool = True,
+    superseded: Collection[str] = (),
 ) -> float:
     """The product of the per-chunk signals for one candidate (``other_case``: whether a
     definition of a queried name in another case counts, i.e. none is spelled as asked;
-    ``whole``: whether the query's words are a whole question, see :func:`place_matches`)."""
+    ``whole``: whether the query's words are a whole question, see :func:`place_matches`;
+    ``superseded``: the workspace's older version folders, see :func:`superseded_versions`)."""
     factor = 1.0
     if symbol and symbol in query.names:
         factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
@@ -209,7 +251,10 @@ def multiplier(
     if named_whole(query, hit):
         factor *= 1.0 + NAMED_WHOLE
     if not (query.words & _ASKS_FOR_NOISE):
-        factor *= noise(hit.path)
+        # a question that names a version folder (``v1``) asks for that version
+        asked = set(query.terms)
+        older = [f for f in superseded if PurePosixPath(f).name.lower() not in asked]
+        factor *= noise(hit.path, older)
     return factor
 
 
