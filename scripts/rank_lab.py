@@ -79,10 +79,11 @@ Score = Callable[[dict[str, Any], list[dict[str, object]]], tuple[float, str]]
 def _mean_ndcg(
     corpus: Path, index: Path, queries: list[dict[str, Any]], score: Score, per_query: bool
 ) -> float | None:
-    """The mean score of ``queries`` searched in one index (None when the index is empty)."""
+    """The mean score of ``queries`` searched in one index (None when the index is empty or
+    stale: a model change dropped what the old model embedded)."""
     ws = Workspace.open(corpus, index_dir=index)
     try:
-        if not ws.has_index:
+        if not ws.has_current_index:
             return None
         scores = []
         for q in queries:

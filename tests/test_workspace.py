@@ -139,7 +139,10 @@ def test_model_change_triggers_a_clean_reembed(search_ws, tmp_path, fake_embedde
     workspace.close()
     changed = {"static": FakeEmbedder("fake-static-v2", 32), "use": fake_embedders["use"]}
     workspace = open_workspace(search_ws, tmp_path, changed)
+    # the old model's chunks are dropped: the faces index again before they search
+    assert not workspace.has_current_index
     report = workspace.index()
+    assert workspace.has_current_index
     assert report.files_indexed == first.files_indexed
     assert changed["static"].embedded > 0
     dims = {

@@ -100,9 +100,13 @@ class Workspace:
         return self.indexer.last_error
 
     @property
-    def has_index(self) -> bool:
-        """Whether any file has been indexed yet (faces index first when not)."""
-        return bool(self.store.file_checksums())
+    def has_current_index(self) -> bool:
+        """Whether the index holds every indexed file as the loaded models embed it: not before
+        the first run, nor after a model change dropped the chunks embedded by the old model
+        (their files wait to be indexed again). Faces index first when not. Loads the models."""
+        self.indexer.ensure_spaces()
+        checksums = self.store.file_checksums()
+        return bool(checksums) and all(checksums.values())
 
     def index(
         self,

@@ -92,12 +92,13 @@ def load_config(args: argparse.Namespace) -> Config:
 
 
 def open_workspace(args: argparse.Namespace, *, ensure_indexed: bool = True) -> Workspace:
-    """Open the workspace; index it first if it has no index yet."""
+    """Open the workspace; index it first if it has no index yet, or a model change left files
+    to index again (searching first would find nothing of theirs)."""
     try:
         workspace = Workspace.open(args.workspace, load_config(args), args.index_dir)
     except WorkspaceError as exc:
         raise CliError(str(exc)) from exc
-    if ensure_indexed and not workspace.has_index:
+    if ensure_indexed and not workspace.has_current_index:
         run_index(workspace, quiet=not sys.stderr.isatty())
     return workspace
 
