@@ -12,7 +12,14 @@ import pytest
 from groundls.config import Config
 from groundls.index import walk as walk_module
 from groundls.index.ignore import compile_rules
-from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, is_secret, read_text
+from groundls.index.walk import (
+    LONG_LINE,
+    Skipped,
+    WorkspaceFile,
+    WorkspaceWalker,
+    is_secret,
+    read_text,
+)
 
 
 def make(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -356,6 +363,20 @@ def test_read_text_rejects_files_over_the_limit(tmp_path: Path) -> None:
     file = file_for(tmp_path, "a.txt", b"x" * 101)
     assert read_text(file, 100) == Skipped("a.txt", "too-large")
     assert read_text(file, 101) == "x" * 101
+
+
+def test_read_text_skips_machine_written_text_and_cuts_a_very_long_line(tmp_path: Path) -> None:
+    drawing = b'<svg>\n<path d="' + b"M 1 2 L 3 4 " * 2000 + b'"/>\n</svg>\n'
+    assert read_text(file_for(tmp_path, "a.svg", drawing), 10**6) == Skipped("a.svg", "minified")
+    # a short one-line note is written text
+    note = b"One paragraph, never wrapped. " * 40
+    assert read_text(file_for(tmp_path, "note.txt", note), 10**6) == note.decode()
+    # in a written file, one enormous line (an inline image) is cut; the lines stay in place
+    lines = [b"# Guide", b"![logo](data:image/png;base64," + b"A" * 50_000 + b")"] + [b"text"] * 60
+    text = read_text(file_for(tmp_path, "guide.md", b"\n".join(lines)), 10**6)
+    assert isinstance(text, str) and len(text.splitlines()) == 62
+    assert text.splitlines()[1].endswith(" …") and len(text.splitlines()[1]) == LONG_LINE + 2
+    assert text.splitlines()[2] == "text"
 
 
 def test_read_text_rejects_invalid_utf8(tmp_path: Path) -> None:
