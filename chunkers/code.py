@@ -107,6 +107,8 @@ class _CodeChunker(DefinitionFinder):
                 e -= 1
             if s > e or not is_meaningful("\n".join(self.lines[s : e + 1])):
                 continue
+            if only_directives(self.lines[s : e + 1]):
+                continue  # ``# frozen_string_literal: true`` alone says nothing of the code
             events.append((s, -1, self._module_run(s, e, anchor)))
         events.sort(key=lambda ev: (ev[0], ev[1]))
         return [item for _, _, group in events for item in group]
@@ -370,6 +372,24 @@ def _absorb(host: Piece, guest: Piece, first: Piece, second: Piece) -> Piece:
 _LICENSE = re.compile(
     r"copyright|\blicen[cs]e|permission is hereby granted|all rights reserved", re.IGNORECASE
 )
+
+
+#: Lines that set up the interpreter or the tools rather than say anything about the code: a
+#: shebang, encoding and magic comments (``# frozen_string_literal: true``, ``-*- coding -*-``,
+#: ``# typed:``, rdoc's ``# :markup:``), ``'use strict'``, PHP's opening tag and strict types,
+#: ``from __future__ import``, ``#pragma once``, build constraints, lint switches.
+_DIRECTIVE = re.compile(
+    r"^\s*(?:#!.*|#.*-\*-.*-\*-.*|#\s*(?:(?:frozen_string_literal|encoding|coding|"
+    r"warn_indent|shareable_constant_value|typed)\s*[:=]|:markup:).*"
+    r"|['\"]use (?:strict|client|server)['\"];?|<\?php|declare\s*\(\s*strict_types\s*=\s*1\s*\);"
+    r"|from __future__ import .*|#\s*pragma once|//\s*(?:go:build|\+build)\b.*"
+    r"|//\s*@ts-(?:check|nocheck)\b.*|/[/*]\s*eslint-disable\b.*)\s*$"
+)
+
+
+def only_directives(lines: list[str]) -> bool:
+    """Whether every non-blank line of ``lines`` is a directive (see ``_DIRECTIVE``)."""
+    return all(_DIRECTIVE.match(line) for line in lines if line.strip())
 
 
 def license_header_rows(lines: list[str], prefixes: tuple[str, ...]) -> int:

@@ -729,6 +729,18 @@ def test_an_extension_of_a_type_is_told_apart_from_its_definition():
     assert kind == {"src/Cart.cs": {"class"}, "src/Cart.Totals.cs": {"extension"}}
 
 
+def test_a_files_directives_alone_make_no_chunk_but_its_imports_do():
+    body = "module Shop\n  class Cart\n    def add(item)\n      item\n    end\n  end\nend\n"
+    magic = chunk_file("lib/shop/cart.rb", "# frozen_string_literal: true\n\n" + body)
+    assert 1 not in {c.start_line for c in magic}
+    required = chunk_file(
+        "lib/shop/cart.rb", '# frozen_string_literal: true\n\nrequire "set"\n\n' + body
+    )
+    assert any(c.start_line == 1 and 'require "set"' in c.text for c in required)
+    strict = "'use strict';\n\nfunction add(a, b) {\n  return a + b;\n}\n"
+    assert [c.start_line for c in chunk_file("src/add.js", strict)] == [3]
+
+
 def test_a_ruby_class_reopened_outside_the_file_named_after_it_extends_it():
     # Ruby reopens a namespace in every file that nests something in it
     nested = (
