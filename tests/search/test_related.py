@@ -99,3 +99,26 @@ def test_a_function_and_the_doc_passage_naming_it_are_related(tmp_path: Path, fa
         assert code.chunk_id in [h.chunk_id for h in workspace.related(doc.chunk_id, k=2)]
     finally:
         workspace.close()
+
+
+def test_an_older_version_kept_beside_the_code_comes_after_the_current_code(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    for folder in ("pkg", "pkg/v1"):
+        (ws_dir / folder).mkdir(parents=True)
+        (ws_dir / folder / "uploads.py").write_text(CODE.replace("file", f"file ({folder})"))
+        (ws_dir / folder / "other.py").write_text("def helper():\n    return 1\n")
+    (ws_dir / "pkg" / "twice.py").write_text(
+        "def send_twice(path):\n    return send_file(path) and send_file(path)\n"
+    )
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        code = workspace.chunk_at("pkg/twice.py", 1)
+        assert code is not None
+        related = [h.path for h in workspace.related(code.chunk_id, k=6)]
+        # the same text in the current code and in its older copy: the current one first
+        assert related.index("pkg/uploads.py") < related.index("pkg/v1/uploads.py")
+    finally:
+        workspace.close()

@@ -82,10 +82,10 @@ class Skipped:
 def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
     """Return the text (BOM stripped, CRLF and lone CR made LF) or why it was not read.
 
-    Binary means a NUL byte in the first 8 KB; the decode is strict UTF-8; machine-written text
-    (see ``MINIFIED_LINE``) is skipped and a line over ``LONG_LINE`` characters cut. Never raises for
-    files that vanish, are not regular files or cannot be opened: those come back "unreadable".
-    """
+    Binary means a NUL byte in the first 8 KB; the decode is strict UTF-8; machine-written
+    text (see ``MINIFIED_LINE``) is skipped and a line over ``LONG_LINE`` characters cut. Never
+    raises for files that vanish, are not regular files or cannot be opened: those come back
+    "unreadable"."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(file.abs_path, flags)

@@ -10,6 +10,7 @@ a model call: the mentions come from the keyword index and the symbol table.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 import numpy as np
 
@@ -120,10 +121,12 @@ def neighbours(
     ]
 
 
-def related(store: Store, own: Hit, rowid: int, k: int) -> list[tuple[Hit, float]]:
+def related(
+    store: Store, own: Hit, rowid: int, k: int, superseded: Collection[str] = ()
+) -> list[tuple[Hit, float]]:
     """The chunks related to chunk ``rowid`` (``own``) and their scores, best first, itself
     excluded: its nearest chunks in each embedding space fused with what it mentions or is
-    mentioned by."""
+    mentioned by (``superseded``: the workspace's older version folders, as in search)."""
     vectors = store.chunk_vectors(rowid)
     lists = neighbours(store, rowid, vectors, k)
     symbol = store.symbols_by_rowid([rowid]).get(rowid, "")
@@ -131,10 +134,10 @@ def related(store: Store, own: Hit, rowid: int, k: int) -> list[tuple[Hit, float
     lists.append(RankedList("mentions", MENTIONS_WEIGHT * max(1, len(lists)), named))
     scores = rrf(lists)
     hits = store.hits_by_rowid(list(scores))
-    if noise(own.path) == 1.0:
+    if noise(own.path, superseded) == 1.0:
         # as in search: tests, examples and change logs restate or aside, seldom the note wanted
         for r, hit in hits.items():
-            scores[r] *= noise(hit.path)
+            scores[r] *= noise(hit.path, superseded)
     return best_first(scores, hits)
 
 

@@ -424,7 +424,8 @@ class Searcher:
         """What is related to a stored chunk (see :mod:`groundls.search.related`), excluding
         itself and what overlaps it; no model call."""
         rowid, own = self._stored(chunk_id)
-        return _apart(related_chunks.related(self.store, own, rowid, k), own, k)
+        superseded = self._superseded_versions()
+        return _apart(related_chunks.related(self.store, own, rowid, k, superseded), own, k)
 
     def _stored(self, chunk_id: str) -> tuple[int, Hit]:
         """A stored chunk's row and hit; KeyError for an unknown id."""
