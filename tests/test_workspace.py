@@ -44,8 +44,9 @@ def test_index_skips_secrets_ignored_binary_and_invalid_utf8(search_ws, tmp_path
         "docs/guide.md",
         "docs/logging.ja.md",
     }
-    assert report.skipped == {"binary": 1, "invalid-utf8": 1, "secret": 1}
-    assert stats["skipped"] == {"binary": 1, "invalid-utf8": 1, "secret": 1}
+    # .env and secrets.yaml, by name
+    assert report.skipped == {"binary": 1, "invalid-utf8": 1, "secret": 2}
+    assert stats["skipped"] == {"binary": 1, "invalid-utf8": 1, "secret": 2}
     assert not any(
         "SECRET_TOKEN" in h.text
         for h in workspace.search("SECRET_TOKEN abc123", SearchFilters(k=50))

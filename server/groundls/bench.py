@@ -15,6 +15,7 @@ import resource
 import shutil
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,34 @@ def bench_search(workspace: Workspace, queries: list[str], rounds: int = 3) -> l
     return times
 
 
+def bench_search_during_fill(
+    workspace: Workspace, queries: list[str]
+) -> tuple[list[float], int, bool]:
+    """Cold searches while the deep tier fills in slices on another thread, as the language
+    server fills it: (times, chunks filled meanwhile, whether the fill outlasted the searches)."""
+    stop = threading.Event()
+    filled = [0]
+    started = threading.Event()
+
+    def fill() -> None:
+        while not stop.is_set():
+            started.set()
+            done = workspace.fill_deep(max_chunks=32, cancel=stop)
+            if done == 0:
+                return
+            filled[0] += done
+
+    worker = threading.Thread(target=fill, name="bench-deep-fill")
+    worker.start()
+    started.wait()
+    time.sleep(0.5)  # into the first slice
+    times = bench_search(workspace, [f"{q} while filling" for q in queries], rounds=2)
+    outlasted = worker.is_alive()
+    stop.set()
+    worker.join()
+    return times, filled[0], outlasted
+
+
 def bench_hover(workspace: Workspace, samples: int = 200) -> list[float]:
     rows = workspace.store.chunk_spans()
     rng = random.Random(7)
@@ -243,6 +272,14 @@ def run(workspace_path: Path, config: Config, synthetic: int) -> int:
         times = bench_search(workspace, QUERIES)
         print(
             f"search on the workspace ({full['chunks']} chunks): {_ms(times)} (target p50 <= 50 ms)"
+        )
+        during, filled, outlasted = bench_search_during_fill(workspace, QUERIES)
+        idle = percentile(times, 0.5)
+        print(
+            f"search while the deep tier fills: {_ms(during)}"
+            f" ({percentile(during, 0.5) / idle if idle else 0:.1f}x idle p50, target <= 3x);"
+            f" {filled} chunks filled meanwhile"
+            + ("" if outlasted else " - the fill ended before the searches did")
         )
         hover = bench_hover(workspace)
         print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
@@ -129,6 +130,8 @@ class IndexReport:
     reused: int = 0
     #: files skipped, by reason (binary, too-large, invalid-utf8, secret, ...)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: secret values found inside indexed files and redacted before chunking
+    secrets_redacted: int = 0
     seconds: float = 0.0
     cancelled: bool = False
     errors: list[str] = field(default_factory=list)
@@ -153,6 +156,8 @@ class IndexReport:
         """One line for people: what was indexed, embedded, reused and skipped, and how long."""
         skipped = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items())) or "none"
         sentences = f" (+{self.embedded_parts} sentences)" if self.embedded_parts else ""
+        if self.secrets_redacted:
+            skipped += f"; {self.secrets_redacted} secret value(s) redacted"
         text = (
             f"indexed {self.files_indexed} files ({self.files_unchanged} unchanged, "
             f"{self.files_removed} removed), {self.chunks} chunks, embedded {self.embedded}"
@@ -167,6 +172,20 @@ class InvalidChunkId(ValueError):
 
 class WorkspaceError(ValueError):
     """The workspace path does not exist or is not a directory."""
+
+
+class Cancelled(Exception):
+    """The caller cancelled the work (a search or lookup stops at its next step)."""
+
+
+def check_cancel(cancel: threading.Event | None) -> None:
+    """Raise :class:`Cancelled` when ``cancel`` is set: the checkpoint between steps of work."""
+    if cancel is not None and cancel.is_set():
+        raise Cancelled
+
+
+class NotReadable(ValueError):
+    """A path that is outside the workspace, not indexed by its rules, or unreadable."""
 
 
 class AnswerError(ValueError):

@@ -22,6 +22,21 @@ class Invalid(ValueError):
     """A value that does not fit its field; the message names the field and what was expected."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD: JSON's
+    ``"\\ud800"`` escapes and undecodable command-line bytes become text every layer can take."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [clean_text(v) for v in value]
+    if isinstance(value, dict):
+        return {clean_text(k): clean_text(v) for k, v in value.items()}
+    return value
+
+
 def describe(value: Any) -> str:
     """The JSON name of a value's type (for messages)."""
     if value is None:

@@ -28,6 +28,7 @@ from groundls.results import (
     IndexProgress,
     IndexReport,
     InvalidChunkId,
+    NotReadable,
     SearchFilters,
     SearchResult,
     WorkspaceError,
@@ -116,6 +117,15 @@ class Workspace:
         """Bring the whole index up to date with the workspace on disk."""
         return self.indexer.index(progress, cancel)
 
+    def refresh(self) -> IndexReport | None:
+        """Bring the index up to date before a request, cheaply: the first time a full index,
+        then only the files whose size or mtime changed (or that came or went); None when
+        nothing did. For faces without file events (the command line, agents)."""
+        if not self.has_current_index:
+            return self.index()
+        paths = self.indexer.changed_paths()
+        return self.indexer.index_paths(paths) if paths else None
+
     def index_paths(self, rel_paths: Iterable[str]) -> IndexReport:
         """Re-index exactly these workspace-relative files; gone or excluded ones are removed."""
         return self.indexer.index_paths(rel_paths)
@@ -131,6 +141,27 @@ class Workspace:
         """(chunks the deep tier has embedded, chunks it should hold)."""
         return self.indexer.deep_status()
 
+    def tiers(self) -> list[dict[str, Any]]:
+        """Each embedding space: its model, the chunks holding its vectors, how many it should
+        hold (the deep tier's fill), and whether it is filled after the fast index."""
+        self.indexer.ensure_spaces()
+        models = self.store.spaces()
+        deep_filled, deep_wanted = self.indexer.deep_status()
+        out = []
+        for space in self.policy.all_spaces:
+            deep = space in self.policy.deferred
+            have = self.store.count_in(space)
+            out.append(
+                {
+                    "space": space,
+                    "model": models.get(space, {}).get("model", ""),
+                    "filled": deep_filled if deep else have,
+                    "wanted": deep_wanted if deep else have,
+                    "deep": deep,
+                }
+            )
+        return out
+
     def warm(self) -> None:
         """Load what the first search would otherwise wait for: the query models (USE reads its
         tokenizer on first use, ~2 s) and, on large indexes, the in-memory vector copies."""
@@ -141,10 +172,16 @@ class Workspace:
 
     # -- search and lookups ------------------------------------------------------------------
 
-    def search(self, query: str, filters: SearchFilters | None = None) -> SearchResult:
-        """Hybrid search: ranked hits and how sure the search is that they answer the query."""
+    def search(
+        self,
+        query: str,
+        filters: SearchFilters | None = None,
+        cancel: threading.Event | None = None,
+    ) -> SearchResult:
+        """Hybrid search: ranked hits and how sure the search is that they answer the query.
+        ``cancel`` stops it between steps (raises :class:`groundls.results.Cancelled`)."""
         self.indexer.ensure_spaces()
-        return self.searcher.search(query, filters or SearchFilters())
+        return self.searcher.search(query, filters or SearchFilters(), cancel)
 
     def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
         """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
@@ -161,6 +198,18 @@ class Workspace:
         """The narrowest chunk of ``rel_path`` that contains the 1-based ``line``."""
         return self.store.chunk_at(rel_path, line)
 
+    def read_lines(self, rel_path: str, start: int, end: int) -> tuple[list[str], int]:
+        """Lines ``start``..``end`` (1-based, inclusive) of a workspace file and its line count,
+        as the index sees it: only files the index would take (never outside the workspace,
+        ignored or secret-named), secret values redacted. Raises :class:`NotReadable`."""
+        text = self.indexer.read_visible(rel_path)
+        if text is None:
+            raise NotReadable(f"{rel_path} is not an indexed file of this workspace")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return lines[max(0, start - 1) : max(0, end)], len(lines)
+
     def get_chunk(self, chunk_id: str) -> Hit | None:
         _check_id(chunk_id)
         return self.store.get_hit(chunk_id)
@@ -171,9 +220,9 @@ class Workspace:
 
     # -- answers -----------------------------------------------------------------------------
 
-    def _english_query(self, question: str) -> str | None:
+    def _english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
         """A Japanese question as English search words, by the answer model (if installed)."""
-        return self.answers.english_query(question)
+        return self.answers.english_query(question, cancel)
 
     @property
     def answers(self) -> AnswerService:

@@ -327,8 +327,9 @@ def test_secret_files_are_skipped_with_a_reason_unless_opted_in(tmp_path: Path) 
         },
     )
     assert listed(tmp_path) == ["app.py"]
-    # .env is not a type the chunkers know, so it is silently ignored rather than reported.
+    # .env is reported as a secret by its name, although no chunker knows its type
     assert skipped(tmp_path) == {
+        ".env": "secret",
         "config/credentials.json": "secret",
         "sa/service-account.json": "secret",
         "secrets.yaml": "secret",

@@ -138,7 +138,7 @@ def test_cli_stats_reports_files_chunks_and_models(tmp_path):
     out = run_cli("stats", "--json", "-w", str(ws), env_dir=tmp_path / "idx")
     stats = json.loads(out.stdout)
     assert stats["files"] == 4 and stats["chunks"] > 4
-    assert stats["skipped"] == {"secret": 1}
+    assert stats["skipped"] == {"secret": 2}  # .env and secrets.yaml, by name
     assert stats["models"]["static"]["model"] == "minilm-static"
 
 

@@ -346,6 +346,11 @@ export class ServerController implements vscode.Disposable {
     return this.client;
   }
 
+  /** How the server was started (the MCP server is started the same way), once it was. */
+  get currentLaunch(): ServerLaunch | undefined {
+    return this.launch;
+  }
+
   get launchDescription(): string | undefined {
     return this.launch ? describeLaunch(this.launch) : undefined;
   }

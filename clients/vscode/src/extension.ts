@@ -7,6 +7,7 @@ import { Commands } from "./commands";
 import { renderAnswerBody, type AnswerState } from "./common/answerView";
 import { ClientCommand } from "./common/ids";
 import { statusBarLook, type ServerState } from "./common/statusView";
+import { offerMcpServer } from "./mcp";
 import { AnswerPanel } from "./panels";
 
 /** What the extension exports: used by its end-to-end tests, stable enough for other extensions. */
@@ -63,6 +64,10 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     server.onDidChangeProgress(refresh),
     ...commands.register(),
   );
+
+  // Copilot's agent mode gets the workspace's MCP server where this VS Code has the API.
+  const manifest = context.extension.packageJSON as { version?: string };
+  offerMcpServer(context, () => server.currentLaunch, manifest.version ?? "");
 
   // The server indexes workspace folders: in a window without one it starts when one is opened.
   const hasFolder = (): boolean => (vscode.workspace.workspaceFolders?.length ?? 0) > 0;

@@ -85,10 +85,14 @@ class QueryRewriter:
                 }
         return {}
 
-    def english(self, model: Any, question: str) -> str | None:
-        """The question as English search words, or None (no model, busy, or an unusable reply).
+    def english(
+        self, model: Any, question: str, cancel: threading.Event | None = None
+    ) -> str | None:
+        """The question as English search words, or None (no model, busy, cancelled, or an
+        unusable reply).
 
-        A model busy answering another question is not waited for: the search goes on."""
+        A model busy answering another question is not waited for: the search goes on.
+        ``cancel`` stops the generation; a cut reply is not kept."""
         if model is None:
             return None
         key = _key(model, question)
@@ -103,8 +107,12 @@ class QueryRewriter:
             {"role": "user", "content": question},
         ]
         try:
-            reply = _first_line(model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0))
+            reply = _first_line(
+                model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+            )
         except Exception:  # a broken model must not break search
+            return None
+        if cancel is not None and cancel.is_set():
             return None
         query = clean_reply(reply)
         with self._lock:

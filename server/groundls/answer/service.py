@@ -187,10 +187,10 @@ class AnswerService:
                 self._resolved = True
             return self._llm
 
-    def english_query(self, question: str) -> str | None:
+    def english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
         """The question as English search words by the answer model (None: no model, busy,
-        or no usable reply); see :mod:`groundls.answer.rewrite`."""
-        return self._rewriter.english(self._model(), question)
+        cancelled or no usable reply); see :mod:`groundls.answer.rewrite`."""
+        return self._rewriter.english(self._model(), question, cancel)
 
     @property
     def model_name(self) -> str:

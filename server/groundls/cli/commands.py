@@ -61,6 +61,12 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
+    p = sub.add_parser(
+        "mcp", help="run the MCP server over stdio for coding agents (search, read, ask...)"
+    )
+    add_common(p)
+    p.set_defaults(func=cmd_mcp)
+
     p = sub.add_parser("bench", help="measure indexing, search and hover speed")
     add_common(p)
     p.add_argument("--synthetic", type=int, default=100_000, help="chunks in the synthetic index")
@@ -95,6 +101,24 @@ def cmd_index(args: argparse.Namespace) -> int:
     for error in report.errors:
         print(f"groundls: warning: {error}", file=sys.stderr)
     return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The MCP face; imported only here, so the other subcommands do not load the MCP SDK."""
+    import logging
+
+    from groundls.mcp.server import serve
+
+    root = Path(args.workspace).expanduser().resolve()
+    if not root.is_dir():
+        raise CliError(f"workspace {args.workspace} is not a folder")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.WARNING,
+        format="groundls %(levelname)s %(name)s: %(message)s",
+    )
+    index_dir = Path(args.index_dir).expanduser() if args.index_dir else None
+    return serve(root, load_config(args), index_dir)
 
 
 def _print_hits(hits: Sequence[Hit]) -> None:

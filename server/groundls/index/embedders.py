@@ -43,6 +43,35 @@ def _threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+class QueryFirst:
+    """One model, two kinds of caller: a person's query (one text) goes before the next batch of
+    a background fill. The fill takes the model a small batch at a time and waits while a query
+    is waiting, so a search during a deep fill waits for at most one batch, not a whole slice."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries = 0
+
+    def run(self, work: Callable[[], Any], query: bool) -> Any:
+        with self._cond:
+            if query:
+                self._queries += 1
+            try:
+                while self._busy or (not query and self._queries):
+                    self._cond.wait()
+            finally:
+                if query:
+                    self._queries -= 1
+            self._busy = True
+        try:
+            return work()
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX) through fastembed."""
 
@@ -86,16 +115,21 @@ class MiniLMEmbedder:
             threads=_threads(),
         )
         self._batch_size = batch_size
-        self._lock = threading.Lock()
+        self._gate = QueryFirst()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # A batch is padded to its longest text: batches of similar length waste no work.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        with self._lock:
-            vectors = list(
-                self._model.embed([texts[i] for i in order], batch_size=self._batch_size)
+        ordered = [texts[i] for i in order]
+        size = self._batch_size
+        vectors: list[Any] = []
+        for start in range(0, len(ordered), size):
+            batch = ordered[start : start + size]
+            vectors += self._gate.run(
+                lambda batch=batch: list(self._model.embed(batch, batch_size=size)),
+                query=len(texts) == 1,
             )
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         out[order] = np.asarray(vectors, dtype=np.float32)

@@ -6,6 +6,7 @@ Every write goes through one lock, so a full run and a run for a few saved files
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -15,11 +16,14 @@ import numpy as np
 
 from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file, sentence_parts
 from groundls.config import Config
+from groundls.index import secrets as secrets_redaction
 from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import FileRecord, SpaceInfo, Store
 from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
 from groundls.results import IndexProgress, IndexReport
+
+log = logging.getLogger("groundls.index")
 
 #: Chunks gathered before one embedding call (and the writes that follow it).
 EMBED_BATCH = 64
@@ -67,9 +71,37 @@ class Indexer:
     def _checksum(self, text: str) -> str:
         """What a file's stored checksum says: its text as chunked by this chunker version with
         these options (so a new chunker or other options make its chunks again)."""
-        digest = hashlib.sha256(f"{CHUNKER_VERSION}\0{self.config.chunk_options}\0".encode())
+        secrets = "kept" if self.config.index_secrets else secrets_redaction.VERSION
+        digest = hashlib.sha256(
+            f"{CHUNKER_VERSION}\0{self.config.chunk_options}\0{secrets}\0".encode()
+        )
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
+
+    def visible_text(self, path: str, text: str, report: IndexReport | None = None) -> str:
+        """A file's text as the index may hold and show it: secret values redacted (unless the
+        user opted in to indexing secrets)."""
+        if self.config.index_secrets:
+            return text
+        redacted = secrets_redaction.redact(path, text)
+        if redacted.count:
+            if report is not None:
+                report.secrets_redacted += redacted.count
+            log.info("%s: %d secret value(s) redacted", path, redacted.count)
+        return redacted.text
+
+    def read_visible(self, path: str) -> str | None:
+        """The text of an indexable workspace file (the walk's rules: inside the workspace, not
+        ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise."""
+        state = WorkspaceWalker(self.root, self.config).check(path)
+        if not isinstance(state, WorkspaceFile):
+            return None
+        text = read_text(state, self.config.max_file_bytes)
+        return None if isinstance(text, Skipped) else self.visible_text(path, text)
+
+    def _chunk(self, path: str, text: str, report: IndexReport | None = None) -> list[Chunk]:
+        """The file's chunks, secret values redacted first (unless the user opted in)."""
+        return chunk_file(path, self.visible_text(path, text, report), self.config.chunk_options)
 
     def index(
         self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
@@ -125,6 +157,15 @@ class Indexer:
                 self._running -= 1
         report.seconds = time.perf_counter() - started
         return report
+
+    def changed_paths(self) -> list[str]:
+        """Files whose size or modification time differs from the index's, new files and
+        indexed files that are gone: a walk that only stats, no file is read."""
+        files, _ = WorkspaceWalker(self.root, self.config).walk()
+        stored = self.store.file_stats()
+        changed = [f.path for f in files if stored.get(f.path) != (f.size, f.mtime_ns)]
+        present = {f.path for f in files}
+        return changed + [path for path in stored if path not in present]
 
     # -- the deep tier -------------------------------------------------------------------------
 
@@ -210,7 +251,7 @@ class Indexer:
         if self.store.file_checksum(path) != checksum:
             return {}
         try:
-            return {c.id: c for c in chunk_file(path, text, self.config.chunk_options)}
+            return {c.id: c for c in self._chunk(path, text)}
         except Exception:  # noqa: BLE001 - the index run reports chunking errors
             return {}
 
@@ -230,6 +271,7 @@ class Indexer:
         cancel: threading.Event | None,
     ) -> None:
         stored = self.store.file_checksums()
+        stats = self.store.file_stats()
         total = len(files)
         pending: _Pending = []
         pending_chunks = 0
@@ -255,11 +297,13 @@ class Indexer:
                 continue
             checksum = self._checksum(text)
             if stored.get(file.path) == checksum:
+                if stats.get(file.path) != (file.size, file.mtime_ns):
+                    self.store.touch_file(file.path, file.size, file.mtime_ns)
                 report.files_unchanged += 1
                 tick(file.path)
                 continue
             try:
-                chunks = chunk_file(file.path, text, self.config.chunk_options)
+                chunks = self._chunk(file.path, text, report)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 report.errors.append(f"{file.path}: chunking failed: {exc}")
                 skipped.append(Skipped(file.path, "chunker-error"))

@@ -156,6 +156,18 @@ class Store(StoreReads):
     def file_checksums(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT path, checksum FROM files").fetchall())
 
+    def file_stats(self) -> dict[str, tuple[int, int]]:
+        """Each indexed file's (size, mtime_ns) as it was when indexed."""
+        rows = self.conn.execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        return {path: (size, mtime) for path, size, mtime in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Record a new size and mtime for a file whose content is as indexed."""
+        with transaction(self.conn) as conn:
+            conn.execute(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
+            )
+
     def file_checksum(self, path: str) -> str | None:
         row = self.conn.execute("SELECT checksum FROM files WHERE path = ?", (path,)).fetchone()
         return row[0] if row else None

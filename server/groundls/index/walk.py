@@ -289,7 +289,8 @@ class WorkspaceWalker:
         parent: Path | None = None,
     ) -> WorkspaceFile | Skipped | None:
         """The verdict on one file, given the ignore files in force for its directory."""
-        if not self._indexable_type(name):
+        secret = not self.config.index_secrets and is_secret_name(name)
+        if not secret and not self._indexable_type(name):
             return None
         if self._file_ignored(name, rel, frame):
             return None
@@ -297,7 +298,7 @@ class WorkspaceWalker:
             return None
         if _undecodable(rel):
             return Skipped(_display(rel), "unreadable")
-        if not self.config.index_secrets and is_secret_name(name):
+        if secret:
             return Skipped(rel, "secret")
         if is_link:
             real = os.path.realpath(abs_path)

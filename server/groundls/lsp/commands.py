@@ -106,7 +106,7 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
     folders = _all_folders(call)
     filters = replace(args.filters, k=args.filters.k or call.default_k)
     groups = [
-        (folder, folder.workspace.search(args.query, filters))
+        (folder, folder.workspace.search(args.query, filters, call.cancel))
         for folder in _ready_or_fail(folders)
         if folder.workspace is not None
     ]

@@ -234,10 +234,11 @@ def _queue_file_events(ls: GroundServer, changes: Any) -> None:
         folder, rel = located
         if rel == ".git" or rel.startswith(".git/") or "/.git/" in rel:
             continue  # VCS bookkeeping: never indexed, often very busy
-        path = folder.root / rel
-        if path.is_dir():
-            rels = [folder.rel_path(p) or "" for p in sorted(path.rglob("*"))[:5000] if p.is_file()]
-            by_folder.setdefault(folder.uri, (folder, set()))[1].update(r for r in rels if r)
+        if (folder.root / rel).is_dir():
+            # A directory created, moved in or changed: the workspace's own walk finds its
+            # files with every ignore rule, and never leaves the workspace (an incremental pass
+            # re-reads only what changed).
+            full[folder.uri] = folder
             continue
         if (
             change.type == types.FileChangeType.Deleted

@@ -8,6 +8,7 @@ A batch re-reads the files when it runs, so the last state on disk always wins.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -208,14 +209,20 @@ class Folder:
         return f"{self.name}: indexing in progress ({p.done_files} of {p.total_files} files)"
 
     def rel_path(self, path: Path) -> str | None:
-        """Workspace-relative POSIX path of ``path``, or None when it is outside this folder."""
+        """Workspace-relative POSIX path of ``path``, or None when it is outside this folder.
+
+        ``..`` and symlinks are resolved first: a path that leads out is outside, however it
+        is spelled."""
         try:
-            rel = path.resolve().relative_to(self.root)
-        except (ValueError, OSError):
-            try:
-                rel = path.relative_to(self.root)
-            except ValueError:
-                return None
+            real = path.resolve()
+        except (OSError, RuntimeError, ValueError):
+            real = Path(os.path.normpath(path))
+        try:
+            rel = real.relative_to(self.root)
+        except ValueError:
+            return None
+        if ".." in rel.parts:
+            return None
         text = rel.as_posix()
         return "" if text == "." else text
 

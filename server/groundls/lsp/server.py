@@ -12,15 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -31,6 +34,7 @@ from groundls.config import Config
 from groundls.lsp.args import ArgError, one_object, parse
 from groundls.lsp.commands import COMMANDS, Call, Command, NotFound
 from groundls.lsp.folders import Folder, Folders, uri_to_path
+from groundls.lsp.framing import Frames, StdioReader, StreamReaderLines, serve
 from groundls.lsp.progress import IndexProgressSink, RequestProgress
 from groundls.lsp.settings import (
     ClientLogHandler,
@@ -38,11 +42,17 @@ from groundls.lsp.settings import (
     index_settings_changed,
     log_level,
 )
+from groundls.redact import redact, redact_error_data
+from groundls.results import Cancelled
 
 log = logging.getLogger("groundls.lsp")
 
 #: JSON-RPC error code for a well-formed id that is not indexed (LSP RequestFailed; seed 003's 404).
 NOT_FOUND = int(types.LSPErrorCodes.RequestFailed)
+#: Messages to the client whose text is redacted (see groundls.lsp.redact).
+_SHOWN = frozenset(
+    {types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.WINDOW_SHOW_MESSAGE_REQUEST}
+)
 
 
 class GroundProtocol(LanguageServerProtocol):
@@ -51,6 +61,34 @@ class GroundProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
         self.cancel_events: dict[Any, threading.Event] = {}
+
+    def _roots(self) -> list[Path]:
+        return [f.root for f in self._server.folders.all()]
+
+    def _send_data(self, data: Any) -> None:
+        """Everything sent passes here: shown text and errors lose machine paths and tracebacks."""
+        if isinstance(data, types.ResponseErrorMessage) and data.error is not None:
+            roots = self._roots()
+            error = data.error
+            data = attrs.evolve(
+                data,
+                error=types.ResponseError(
+                    code=error.code,
+                    message=redact(error.message, roots),
+                    data=redact_error_data(error.data, roots),
+                ),
+            )
+        elif isinstance(data, dict) and isinstance(data.get("error"), dict):
+            roots = self._roots()
+            error = dict(data["error"])
+            error["message"] = redact(str(error.get("message", "")), roots)
+            if "data" in error:
+                error["data"] = redact_error_data(error["data"], roots)
+            data = {**data, "error": error}
+        elif getattr(data, "method", None) in _SHOWN and data.params is not None:
+            params = attrs.evolve(data.params, message=redact(data.params.message, self._roots()))
+            data = attrs.evolve(data, params=params)
+        super()._send_data(data)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         event = self.cancel_events.pop(msg_id, None)
@@ -185,6 +223,48 @@ class GroundServer(LanguageServer):
                 continue
             folder.reconfigure(new, reindex=reindex)
 
+    # -- transport -------------------------------------------------------------------------------
+
+    def _serve_frames(self, frames: Frames) -> Any:
+        return serve(
+            frames,
+            self.protocol,
+            self.protocol._send_data,
+            stopped=lambda: self._stop_event is not None and self._stop_event.is_set(),
+            shutting_down=lambda: self.shutdown_requested or self.protocol._shutdown,
+        )
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over a pipe with groundls' bounded, checked frames (see groundls.lsp.framing)."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        frames = Frames(StdioReader(stdin or sys.stdin.buffer, self.thread_pool))
+        try:
+            asyncio.run(self._serve_frames(frames))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on a TCP port, with the same frames as over a pipe."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)  # type: ignore[arg-type]
+            await self._serve_frames(Frames(StreamReaderLines(reader)))
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        with contextlib.suppress(asyncio.CancelledError):
+            asyncio.run(listen())
+
     def shutdown(self) -> None:
         """Stop serving without waiting for pygls' stdin reader (it blocks until the pipe closes)."""
         log.debug("stopping the transport")
@@ -243,6 +323,11 @@ class GroundServer(LanguageServer):
             return await loop.run_in_executor(self.query_pool, command.run, call, args)
         except ArgError as exc:
             raise JsonRpcInvalidParams(message=str(exc)) from None
+        except Cancelled:
+            log.info("%s stopped: cancelled", name)
+            raise JsonRpcException(
+                message=f"{name} was cancelled", code=int(types.LSPErrorCodes.RequestCancelled)
+            ) from None
         except NotFound as exc:
             raise JsonRpcException(
                 message=str(exc.args[0]), code=NOT_FOUND, data={"status": 404}

@@ -95,7 +95,10 @@ class ClientLogHandler(logging.Handler):
     def __init__(self, send: Callable[[int, str], None], level: int = logging.INFO) -> None:
         super().__init__(level)
         self._send = send
-        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record's own message only: a traceback stays in the server's stderr log."""
+        return f"{record.name}: {record.getMessage()}"
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -11,7 +12,7 @@ from groundls.index.embedders import Embedders
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.index.terms import index_terms, match_expression
-from groundls.results import Hit, SearchFilters, SearchResult
+from groundls.results import Hit, SearchFilters, SearchResult, check_cancel
 from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.fusion import (
@@ -49,7 +50,7 @@ MULTILINGUAL_SPACE = "use"
 DEEPER = 4
 
 #: Writes a question as English search words (None: cannot now). See groundls.answer.rewrite.
-Rewrite = Callable[[str], "str | None"]
+Rewrite = Callable[[str, "threading.Event | None"], "str | None"]
 
 
 @dataclass
@@ -97,17 +98,26 @@ class Searcher:
         that hold vectors, looked up once per search)."""
         return any(s in filled for s in self._english_spaces)
 
-    def _english(self, q: Query, filled: set[str]) -> Query | None:
+    def _english(
+        self, q: Query, filled: set[str], cancel: threading.Event | None = None
+    ) -> Query | None:
         """A Japanese question as English words, when the index holds text that reads English."""
         if q.script != "cjk" or not self.config.rewrite_questions or self.rewrite is None:
             return None
         if not self._holds_english_text(filled):
             return None
-        text = self.rewrite(q.text)
+        text = self.rewrite(q.text, cancel)
+        check_cancel(cancel)
         return analyse(text) if text else None
 
-    def search(self, query: str, filters: SearchFilters) -> SearchResult:
-        """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure."""
+    def search(
+        self, query: str, filters: SearchFilters, cancel: threading.Event | None = None
+    ) -> SearchResult:
+        """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure.
+
+        ``cancel`` is looked at between steps (the rewrite, each space's query vector and
+        nearest chunks, the keyword lists, the ranking): a cancelled search raises
+        :class:`Cancelled` instead of finishing its work."""
         q = asked = analyse(query)
         if not q.text:
             return SearchResult()
@@ -115,10 +125,11 @@ class Searcher:
         candidates = CANDIDATES * (DEEPER if filters.paths else 1)
         # a space without vectors (the deep tier before its fill) would only cost an embedding
         filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
-        english = self._english(q, filled)
+        english = self._english(q, filled, cancel)
         unlikely = self._unlikely_language(q, english, filters, filled) if english else None
         found = _Evidence()
-        self._vector_lists(q, filters, candidates, filled, found, unlikely)
+        self._vector_lists(q, filters, candidates, filled, found, unlikely, cancel)
+        check_cancel(cancel)
         keyword_weight = (
             self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
         )
@@ -127,8 +138,10 @@ class Searcher:
             # nearer Japanese passages, the rewrite's words are found in them only in passing
             # (a command, a setting's name): its lists count half
             share = signals.OTHER_LANGUAGE if unlikely == "en" else 1.0
+            check_cancel(cancel)
             self._english_lists(english, filters, candidates, filled, found, share)
             q = replace(english, text=q.text, script=q.script)
+        check_cancel(cancel)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
         whole = q.script == "latin" or english is not None
@@ -214,10 +227,12 @@ class Searcher:
         filled: set[str],
         found: _Evidence,
         unlikely: str | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         """The nearest chunks to the question in each embedding space that holds vectors (the
         multilingual space's by language when one is unlikely, see ``_by_language``)."""
         for space in self.policy.all_spaces:
+            check_cancel(cancel)
             weight = self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             if weight <= 0 or space not in filled:
                 continue

@@ -25,3 +25,6 @@ export const ServerCommand = {
 
 /** The configuration section, in package.json and on the wire. */
 export const SECTION = "groundls";
+
+/** The id of the MCP server definition provider (package.json `mcpServerDefinitionProviders`). */
+export const MCP_PROVIDER_ID = "groundls.mcp";

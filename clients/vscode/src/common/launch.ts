@@ -41,6 +41,16 @@ export function interpreterLaunch(python: string, source: ServerLaunch["source"]
   return { command: python, args: ["-m", "groundls.lsp"], source };
 }
 
+/** The MCP server for a workspace folder, started the way the language server is: the same
+ * program, its `mcp` subcommand instead of `serve` (coding agents call it over stdio). */
+export function mcpLaunch(
+  launch: ServerLaunch,
+  folder: string,
+): { command: string; args: string[] } {
+  const head = launch.args[0] === "-m" ? ["-m", "groundls.cli.main"] : [];
+  return { command: launch.command, args: [...head, "mcp", "--workspace", folder] };
+}
+
 export async function resolveLaunch(probe: LaunchProbe): Promise<ServerLaunch | LaunchProblem> {
   const { serverPath, interpreter } = probe.settings;
   if (serverPath) {

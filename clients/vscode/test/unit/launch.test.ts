@@ -4,6 +4,7 @@ import {
   describeLaunch,
   findOnPath,
   isProblem,
+  mcpLaunch,
   resolveLaunch,
   type LaunchProbe,
 } from "../../src/common/launch";
@@ -136,6 +137,25 @@ describe("findOnPath and describeLaunch", () => {
     assert.equal(
       describeLaunch({ command: "/v/python", args: ["-m", "groundls.lsp"], source: "interpreter" }),
       "/v/python -m groundls.lsp (from groundls.interpreter)",
+    );
+  });
+});
+
+describe("mcpLaunch", () => {
+  it("runs the same program's mcp subcommand for a workspace folder", () => {
+    assert.deepEqual(
+      mcpLaunch({ command: "/opt/groundls", args: ["serve"], source: "serverPath" }, "/ws"),
+      { command: "/opt/groundls", args: ["mcp", "--workspace", "/ws"] },
+    );
+  });
+
+  it("runs an interpreter as `python -m groundls.cli.main mcp`", () => {
+    assert.deepEqual(
+      mcpLaunch(
+        { command: "/v/python", args: ["-m", "groundls.lsp"], source: "interpreter" },
+        "/ws",
+      ),
+      { command: "/v/python", args: ["-m", "groundls.cli.main", "mcp", "--workspace", "/ws"] },
     );
   });
 });

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { ClientCommand, ServerCommand } from "../../src/common/ids";
 import { SERVER_KEYS } from "../../src/common/settings";
+import { MCP_PROVIDER_ID } from "../../src/common/ids";
 
 interface Manifest {
   main: string;
@@ -12,6 +13,7 @@ interface Manifest {
   contributes: {
     commands: { command: string; title: string; category: string }[];
     configuration: { properties: Record<string, { scope?: string; default?: unknown }> };
+    mcpServerDefinitionProviders: { id: string; label: string }[];
   };
 }
 
@@ -22,6 +24,13 @@ const manifest = JSON.parse(
 const properties = manifest.contributes.configuration.properties;
 
 describe("package.json", () => {
+  it("declares the MCP server definition provider the extension registers", () => {
+    assert.deepEqual(
+      manifest.contributes.mcpServerDefinitionProviders.map((p) => p.id),
+      [MCP_PROVIDER_ID],
+    );
+  });
+
   it("contributes a setting for every server configuration key it forwards", () => {
     for (const key of SERVER_KEYS) {
       assert.ok(`groundls.${key}` in properties, `groundls.${key} is contributed`);

@@ -1,0 +1,166 @@
+"""What an agent reads: results as compact text (``path:lines``, title, a one-line snippet).
+
+Agents pay for every token they read, so each hit is two short lines, and the same facts go into
+the structured content (the dicts below) for clients that read that instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typing_extensions import TypedDict
+
+from groundls.results import Answer, Hit, SearchResult
+
+CONFIDENCE_MEANING = (
+    "confidence: high = a hit defines the asked name, or the keyword and meaning lists agree on "
+    "the top hit; medium = some evidence; low = weak evidence, check before relying on it; "
+    "none = nothing relevant was found."
+)
+
+
+class HitRecord(TypedDict):
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    kind: str
+    language: str
+    chunk_id: str
+    snippet: str
+
+
+class SearchRecord(TypedDict):
+    confidence: str
+    reason: str
+    hits: list[HitRecord]
+
+
+class ReadRecord(TypedDict):
+    path: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+
+
+class CitationRecord(TypedDict):
+    n: int
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+
+
+class AnswerRecord(TypedDict):
+    answer: str
+    found: bool
+    mode: str
+    confidence: str
+    citations: list[CitationRecord]
+
+
+def place(path: str, start: int, end: int) -> str:
+    return f"{path}:{start}" if end <= start else f"{path}:{start}-{end}"
+
+
+def hit_record(hit: Hit) -> HitRecord:
+    return {
+        "path": hit.path,
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
+        "title": hit.title,
+        "kind": hit.kind,
+        "language": hit.language,
+        "chunk_id": hit.chunk_id,
+        "snippet": hit.snippet,
+    }
+
+
+def hits_text(hits: list[Hit] | tuple[Hit, ...]) -> str:
+    lines = []
+    for n, hit in enumerate(hits, 1):
+        title = f"  {hit.title}" if hit.title else ""
+        lines.append(
+            f"{n}. {place(hit.path, hit.start_line, hit.end_line)}{title}  [{hit.chunk_id}]"
+        )
+        if hit.snippet and hit.snippet != hit.title:
+            lines.append(f"   {hit.snippet}")
+    return "\n".join(lines)
+
+
+def search_text(result: SearchResult) -> str:
+    if not result.hits:
+        return "no results (confidence: none)"
+    head = f"confidence: {result.confidence}" + (f" ({result.reason})" if result.reason else "")
+    return head + "\n" + hits_text(result.hits)
+
+
+def search_record(result: SearchResult) -> SearchRecord:
+    return {
+        "confidence": result.confidence,
+        "reason": result.reason,
+        "hits": [hit_record(h) for h in result.hits],
+    }
+
+
+def numbered(lines: list[str], start: int) -> str:
+    width = len(str(start + len(lines)))
+    return "\n".join(f"{start + i:>{width}}  {line}" for i, line in enumerate(lines))
+
+
+def answer_text(answer: Answer) -> str:
+    parts = [answer.answer.strip()]
+    if answer.citations:
+        parts.append(
+            "\n".join(
+                f"[{c.n}] {place(c.path, c.start_line, c.end_line)}"
+                + (f"  {c.title}" if c.title else "")
+                for c in answer.citations
+            )
+        )
+    note = f"mode: {answer.mode}, confidence: {answer.confidence or 'none'}"
+    if answer.notice:
+        note += f" ({answer.notice})"
+    parts.append(note)
+    return "\n\n".join(p for p in parts if p)
+
+
+def answer_record(answer: Answer) -> AnswerRecord:
+    return {
+        "answer": answer.answer,
+        "found": answer.found,
+        "mode": answer.mode,
+        "confidence": answer.confidence,
+        "citations": [
+            {
+                "n": c.n,
+                "path": c.path,
+                "start_line": c.start_line,
+                "end_line": c.end_line,
+                "title": c.title,
+            }
+            for c in answer.citations
+        ],
+    }
+
+
+def status_text(status: dict[str, Any]) -> str:
+    index = status["index"]
+    lines = [
+        f"workspace: {status['workspace']}",
+        f"index: {index['files']} files, {index['chunks']} chunks"
+        + (f" (last run: {status['last_run']})" if status.get("last_run") else ""),
+    ]
+    for tier in status["tiers"]:
+        lines.append(
+            f"tier {tier['space']}: {tier['model']} - {tier['filled']} of {tier['wanted']} chunks"
+            + (" (deep tier: search uses what is filled)" if tier["deep"] else "")
+        )
+    answers = status["answers"]
+    lines.append(
+        f"answers: {answers.get('mode')} {answers.get('model') or ''}".rstrip()
+        + (f" - {answers['notice']}" if answers.get("notice") else "")
+    )
+    lines.append(CONFIDENCE_MEANING)
+    return "\n".join(lines)
