@@ -40,9 +40,49 @@ REPOS = [
     "sinatra", "rack", "monolog", "serde", "libuv", "newtonsoft-json",
 ]  # fmt: skip
 STOP = frozenset(
-    "the and for are how what where when which with from into that this does its use used "
-    "using via can not all any per one each their them then than been being have has was "
-    "who why way get set".split()
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "how",
+        "what",
+        "where",
+        "when",
+        "which",
+        "with",
+        "from",
+        "into",
+        "that",
+        "this",
+        "does",
+        "its",
+        "use",
+        "used",
+        "using",
+        "via",
+        "can",
+        "not",
+        "all",
+        "any",
+        "per",
+        "one",
+        "each",
+        "their",
+        "them",
+        "then",
+        "than",
+        "been",
+        "being",
+        "have",
+        "has",
+        "was",
+        "who",
+        "why",
+        "way",
+        "get",
+        "set",
+    ]
 )
 MAX_FILES_READ = 10
 LIST_CAP = 50
@@ -68,7 +108,9 @@ def on_target(path: str, start: int, end: int, expected: list[dict]) -> bool:
     return False
 
 
-def grep_and_read(corpus: Path, query: str, expected: list[dict], files: dict[str, str]) -> tuple[int, bool]:
+def grep_and_read(
+    corpus: Path, query: str, expected: list[dict], files: dict[str, str]
+) -> tuple[int, bool]:
     words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", query.lower()) if w not in STOP]
     if not words:
         words = re.findall(r"\w+", query.lower())
@@ -136,14 +178,18 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write every query's figures here")
     args = parser.parse_args()
     rows: list[dict] = []
-    print(f"{'repo':16} {'q':>3} {'mcp hit@10':>10} {'mcp tokens':>11} {'grep tokens':>12} {'ratio':>7}")
+    print(
+        f"{'repo':16} {'q':>3} {'mcp hit@10':>10} {'mcp tokens':>11} {'grep tokens':>12} {'ratio':>7}"
+    )
     for name in args.names:
         got = asyncio.run(run_repo(name, args.work, args.groundls))
         rows += got
         mcp = sum(r["mcp_tokens"] for r in got)
         grep = sum(r["grep_tokens"] for r in got)
         hits = sum(r["mcp_rank"] is not None for r in got)
-        print(f"{name:16} {len(got):3} {hits:>6}/{len(got):<3} {mcp:11,} {grep:12,} {mcp / grep:7.1%}")
+        print(
+            f"{name:16} {len(got):3} {hits:>6}/{len(got):<3} {mcp:11,} {grep:12,} {mcp / grep:7.1%}"
+        )
     mcp = sum(r["mcp_tokens"] for r in rows)
     grep = sum(r["grep_tokens"] for r in rows)
     per_query = [r["mcp_tokens"] / r["grep_tokens"] for r in rows if r["grep_tokens"]]

