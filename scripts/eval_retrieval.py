@@ -33,9 +33,14 @@ SETS = {
         "debian_reference_ja",
         "queries_debian_reference_ja.jsonl",
     ),
+    "devref-ja": (
+        "fetch_developers_reference_ja.sh",
+        "developers_reference_ja",
+        "queries_developers_reference_ja.jsonl",
+    ),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
-OWN_SETS = {"debref-ja"}
+OWN_SETS = {"debref-ja", "devref-ja"}
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
     "click": ("click", ["click", "click-ja"]),
@@ -88,6 +93,7 @@ def main() -> int:
     ap.add_argument("--set", action="append", choices=[*SETS, "mixed-ja"])
     ap.add_argument("--config", help="groundls config JSON to evaluate")
     ap.add_argument("--per-query", action="store_true")
+    ap.add_argument("--deep", action="store_true", help="fill the deep tier before searching")
     args = ap.parse_args()
     shared = Path(args.shared).resolve() / "eval"
     work = Path(args.work).resolve()
@@ -101,7 +107,8 @@ def main() -> int:
         env = dict(os.environ, GROUNDLS_INDEX_DIR=str(work / "index"))
         extra = ["--config", args.config] if args.config else []
         started = time.perf_counter()
-        run([*groundls, "index", "--quiet", "-w", str(corpus), *extra], env=env)
+        deep = ["--deep"] if args.deep else []
+        run([*groundls, "index", "--quiet", *deep, "-w", str(corpus), *extra], env=env)
         index_s = time.perf_counter() - started
         lines = []
         for line in queries.read_text(encoding="utf-8").splitlines():

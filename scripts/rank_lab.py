@@ -37,9 +37,10 @@ SETS = {
     "click-ja": ("click", "queries_click_ja.jsonl"),
     "ja": ("maintguide_ja", "queries_maintguide_ja.jsonl"),
     "debref-ja": ("debian_reference_ja", "queries_debian_reference_ja.jsonl"),
+    "devref-ja": ("developers_reference_ja", "queries_developers_reference_ja.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
-OWN_SETS = {"debref-ja"}
+OWN_SETS = {"debref-ja", "devref-ja"}
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 

@@ -54,6 +54,23 @@ class AnswerConfig:
     #: Seconds the answer should take to start: the excerpts are cut to what the model reads in
     #: that time on this machine (measured; never below 250 tokens). 0 = always context_tokens.
     first_token_s: float = 5.0
+    #: "local" (the in-process llama.cpp model) or "openai" (any OpenAI-compatible
+    #: /v1/chat/completions endpoint: Ollama, llama.cpp's server, vLLM, LM Studio, TGI).
+    engine: str = "local"
+    #: The endpoint of the "openai" engine, e.g. http://127.0.0.1:11434/v1 (Ollama).
+    base_url: str = ""
+    #: The model name the endpoint serves.
+    model: str = ""
+    #: The *name* of an environment variable holding the API key (the key itself is never
+    #: stored or logged); "" = no key.
+    api_key_env: str = ""
+    #: Workspace content may be sent to a host other than this machine (off: loopback only).
+    allow_remote: bool = False
+    #: Seconds to connect, and to wait for the first (and each next) streamed token.
+    connect_timeout_s: float = 5.0
+    first_token_timeout_s: float = 60.0
+    #: Retries (with backoff) when the endpoint cannot be reached.
+    retries: int = 2
 
 
 @dataclass

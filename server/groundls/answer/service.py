@@ -24,6 +24,7 @@ from groundls.answer.prompt import (
     user_prompt,
 )
 from groundls.answer.rewrite import QueryRewriter
+from groundls.answer.served import ServedLLM
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 from groundls.results import (
@@ -173,6 +174,13 @@ class AnswerService:
     def _model(self) -> Any:
         """The LLM backend, or None (then self._note says why)."""
         with self._resolve_lock:
+            if not self._resolved and self.config.engine == "openai":
+                # a model server: nothing to load here, content goes only where allowed
+                try:
+                    self._llm = ServedLLM(self.config)
+                except model_files.ModelError as exc:
+                    self._note = str(exc)
+                self._resolved = True
             if not self._resolved:
                 spec, note = model_files.resolve_model(
                     self.config.model_path, self.config.use_packaged_model
@@ -208,6 +216,8 @@ class AnswerService:
             "loaded": bool(getattr(model, "loaded", False)),
             "notice": self._load_error or self._note,
             "install_hint": model_files.INSTALL_HINT,
+            "engine": self.config.engine,
+            "sends_to": getattr(model, "remote_note", ""),
         }
 
     # the pipeline
@@ -282,7 +292,9 @@ class AnswerService:
             on_sources(sources)
 
         if model is None:
-            ans = self._extractive(excerpts, language, "missing", self._note, on_token, t0)
+            # no local model installed, or a model server that cannot be used (the note says why)
+            kind = "failed" if self.config.engine == "openai" else "missing"
+            ans = self._extractive(excerpts, language, kind, self._note, on_token, t0)
         else:
             try:
                 hedge = _HEDGE[language] if found.confidence == "low" else ""
@@ -604,7 +616,7 @@ class AnswerService:
             timing=timing,
             cut=cut,
             dropped_citations=dropped,
-            notice=notice,
+            notice="; ".join(n for n in (notice, getattr(model, "remote_note", "")) if n),
             answer_started=started,
             repairs={k: v for k, v in repairs.items() if v},
         )

@@ -158,7 +158,7 @@ class E5Embedder:
     #: Characters of a passage embedded (measured in BENCHMARKS.md, twenty-first session).
     MAX_CHARS = 600
     #: Texts per engine call: the engine runs a batch's texts in parallel on the cores.
-    BATCH = 8
+    BATCH = 16
 
     def __init__(self, max_chars: int = MAX_CHARS, batch_size: int = BATCH) -> None:
         try:

@@ -53,6 +53,7 @@ class Indexer:
         self._spaces_ready = False
         #: per deep-tier space, the rowid up to which chunks were looked at (0 after any write)
         self._deep_after: dict[str, int] = {}
+        self._deep_order: list[str] | None = None
 
     @property
     def running(self) -> bool:
@@ -169,20 +170,36 @@ class Indexer:
 
     # -- the deep tier -------------------------------------------------------------------------
 
+    def _deep_counts(self, space: str) -> tuple[int, int]:
+        """(chunks holding a ``space`` vector, chunks that want one)."""
+        have = self.store.count_in(space)
+        lacking, after = 0, 0
+        while rows := self.store.chunks_without(space, after, 2000):
+            after = rows[-1][0]
+            lacking += sum(space in self.policy.spaces_of(r[4], r[5]) for r in rows)
+        return have, have + lacking
+
     def deep_status(self) -> tuple[int, int]:
-        """(chunks with every deep-tier vector they need, chunks that need one): equal when the
-        deep tier is complete (also when the policy has none)."""
+        """(vectors the deep tier holds, vectors it should hold), summed over its spaces: equal
+        when the deep tier is complete (also when the policy has none)."""
         self.ensure_spaces()
         filled = wanted = 0
         for space in self.policy.deferred:
-            have = self.store.count_in(space)
-            lacking, after = 0, 0
-            while rows := self.store.chunks_without(space, after, 2000):
-                after = rows[-1][0]
-                lacking += sum(space in self.policy.spaces_of(r[4], r[5]) for r in rows)
+            have, want = self._deep_counts(space)
             filled += have
-            wanted += have + lacking
+            wanted += want
         return filled, wanted
+
+    def deep_order(self) -> list[str]:
+        """The deep spaces in the order they are filled: the one more of this workspace's chunks
+        want first, so a Japanese manual gets its multilingual vectors before MiniLM's and a code
+        repository MiniLM's first; ties keep the policy's order. Worked out again after the
+        index changes."""
+        if self._deep_order is None:
+            self.ensure_spaces()
+            wanted = {space: self._deep_counts(space)[1] for space in self.policy.deferred}
+            self._deep_order = sorted(self.policy.deferred, key=lambda s: -wanted[s])
+        return self._deep_order
 
     def fill_deep(
         self, max_chunks: int | None = None, cancel: threading.Event | None = None
@@ -194,7 +211,7 @@ class Indexer:
         changed since it was indexed is left to the next index run."""
         self.ensure_spaces()
         done = 0
-        for space in self.policy.deferred:
+        for space in self.deep_order():
             model = self.models.get(space)
             while max_chunks is None or done < max_chunks:
                 if cancel is not None and cancel.is_set():
@@ -320,6 +337,7 @@ class Indexer:
     def _flush(self, pending: _Pending, report: IndexReport, tick: Callable[[str], None]) -> None:
         """Embed what has no stored vector yet, then write each file in its own transaction."""
         self._deep_after.clear()  # rewritten chunks may need the deep tier again
+        self._deep_order = None
         found: dict[tuple[str, str], bytes] = {}
         missing: dict[str, dict[str, str]] = {}
         found_parts: dict[str, list[bytes]] = {}

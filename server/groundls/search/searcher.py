@@ -31,8 +31,8 @@ SECTION_LINES = 60
 #: How much each embedding space's list counts in the fusion, by the script of the query.
 #: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
 SPACE_WEIGHTS = {
-    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3},
-    "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0},
+    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 1.0},
+    "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0, "e5": 1.0},
 }
 #: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
 #: ranking beat USE-only (nDCG@10 0.72 vs 0.66), and 1.5x gave the best fusion.
