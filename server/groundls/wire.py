@@ -97,6 +97,7 @@ def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str
         ("confidence_reason" if folder is None else "confidenceReason"): result.reason,
         ("searched_as" if folder is None else "searchedAs"): result.searched_as,
         "coverage": None if result.coverage is None else round(result.coverage, 3),
+        "notice": result.notice,
     }
 
 

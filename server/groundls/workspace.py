@@ -18,10 +18,10 @@ import platformdirs
 
 from groundls.answer.service import AnswerService
 from groundls.chunkers.base import CHUNK_ID_RE
-from groundls.config import Config
-from groundls.index.embedders import Embedder, Embedders
+from groundls.config import Config, ServedEmbeddingsConfig
+from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
 from groundls.index.indexer import Indexer
-from groundls.index.spaces import SpacePolicy
+from groundls.index.spaces import SERVED_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.results import (
     Hit,
@@ -62,8 +62,12 @@ class Workspace:
         self.config = config
         self.index_path = index_path
         self.store = Store(index_path)
-        self.policy = SpacePolicy(config.embedders)
-        self.models = Embedders(embedders)
+        served = config.embeddings.served
+        self.policy = SpacePolicy(config.embedders, served=bool(served.base_url))
+        models = dict(embedders or {})
+        if self.policy.served and SERVED_SPACE not in models:
+            models[SERVED_SPACE] = _served_model(served, self.store)
+        self.models = Embedders(models)
         self.indexer = Indexer(root, config, self.store, self.policy, self.models)
         self.searcher = Searcher(
             self.store, self.policy, self.models, config.search, rewrite=self._english_query
@@ -136,6 +140,23 @@ class Workspace:
         """Embed deep-tier vectors the fast index left out (at most ``max_chunks``); returns
         how many were embedded, 0 when the deep tier is complete."""
         return self.indexer.fill_deep(max_chunks, cancel)
+
+    def sends_to(self) -> list[str]:
+        """Where workspace content goes beyond this machine (model servers the user allowed):
+        one line each, [] when nothing leaves it. Every face shows these."""
+        notes = [
+            getattr(self.models.get(s), "remote_note", "")
+            for s in self.policy.all_spaces
+            if s == SERVED_SPACE
+        ]
+        if self.config.answer.engine == "openai":
+            notes.append(self.answers.status().get("sends_to", ""))
+        return [n for n in dict.fromkeys(notes) if n]
+
+    @property
+    def unavailable_spaces(self) -> dict[str, str]:
+        """Deep spaces that cannot be filled or searched now (a model server down), and why."""
+        return dict(self.indexer.unavailable)
 
     def deep_status(self) -> tuple[int, int]:
         """(chunks the deep tier has embedded, chunks it should hold)."""
@@ -269,6 +290,37 @@ class Workspace:
         if answers is not None:
             answers.close()
         self.store.close()
+
+
+def _served_model(config: ServedEmbeddingsConfig, store: Store) -> Embedder:
+    """The model server's embedder, told the dimension the index recorded for the same model
+    (so a server that is down does not keep the index from opening); a model that cannot be
+    used at all waits as an unavailable space, with its reason."""
+    from groundls.index.served import ServedEmbedder
+
+    recorded = store.spaces().get(SERVED_SPACE, {})
+    dim = recorded.get("dim") if recorded.get("model") == config.model else None
+    try:
+        return ServedEmbedder(config, known_dim=dim)
+    except EmbedderUnavailable as exc:
+        return _Unavailable(str(exc))
+
+
+class _Unavailable:
+    """A space whose model cannot be made (a remote endpoint without opt-in, a missing client):
+    every use says why, and the index leaves the space out."""
+
+    name = version = ""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    @property
+    def dim(self) -> int:
+        raise EmbedderUnavailable(self.why)
+
+    def embed(self, texts: Any) -> Any:
+        raise EmbedderUnavailable(self.why)
 
 
 def _check_id(chunk_id: str) -> None:

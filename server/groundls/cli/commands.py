@@ -83,6 +83,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         report = run_index(workspace, quiet=quiet)
         deep = run_deep(workspace, quiet=quiet) if args.deep else 0
         filled, wanted = workspace.deep_status()
+        unavailable = workspace.unavailable_spaces
     finally:
         workspace.close()
     if args.json:
@@ -100,6 +101,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         )
     for error in report.errors:
         print(f"groundls: warning: {error}", file=sys.stderr)
+    for space, why in unavailable.items():
+        print(f"groundls: warning: the {space} space waits: {why}", file=sys.stderr)
     return 0
 
 
@@ -153,6 +156,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         _print_hits(result)
         if result:
             print(f"confidence: {result.confidence} ({result.reason})")
+        if result.notice:
+            print(f"note: {result.notice}")
     return 0
 
 
@@ -183,11 +188,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
     workspace = open_workspace(args, ensure_indexed=False)
     try:
         stats = workspace.stats()
+        stats["sends_to"] = workspace.sends_to()
     finally:
         workspace.close()
     if args.json:
         print(json.dumps(stats, ensure_ascii=False, indent=2))
         return 0
+    for note in stats["sends_to"]:
+        print(f"privacy: {note}")
     print(f"index: {stats['index_path']} ({(stats['index_bytes'] or 0) / 1e6:.1f} MB)")
     print(f"files: {stats['files']}  {_fmt(stats['files_by_kind'])}")
     print(f"chunks: {stats['chunks']}  {_fmt(stats['chunks_by_kind'])}")

@@ -17,13 +17,16 @@ import numpy as np
 from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index import secrets as secrets_redaction
-from groundls.index.embedders import Embedders
+from groundls.index.embedders import Embedders, EmbedderUnavailable
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import FileRecord, SpaceInfo, Store
 from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
 from groundls.results import IndexProgress, IndexReport
 
 log = logging.getLogger("groundls.index")
+
+#: Seconds before a deep space whose model server was down is tried again.
+UNAVAILABLE_RETRY_S = 30.0
 
 #: Chunks gathered before one embedding call (and the writes that follow it).
 EMBED_BATCH = 64
@@ -54,6 +57,9 @@ class Indexer:
         #: per deep-tier space, the rowid up to which chunks were looked at (0 after any write)
         self._deep_after: dict[str, int] = {}
         self._deep_order: list[str] | None = None
+        #: deep spaces that cannot be used now (their model server is down), and why
+        self.unavailable: dict[str, str] = {}
+        self._retry_at = 0.0
 
     @property
     def running(self) -> bool:
@@ -64,10 +70,32 @@ class Indexer:
         if self._spaces_ready:
             return
         for space in self.policy.all_spaces:
-            model = self.models.get(space)
-            info = SpaceInfo(space, model.name, model.version, model.dim)
+            try:
+                model = self.models.get(space)
+                info = SpaceInfo(space, model.name, model.version, model.dim)
+            except EmbedderUnavailable as exc:
+                if space not in self.policy.deferred:
+                    raise
+                # a deep space that cannot be reached now (a model server that is down): the
+                # rest of the index works; the space is tried again later
+                self._mark_unavailable(space, str(exc))
+                continue
             self.store.ensure_space(info, parts=space == PARTS_SPACE)
+            if self.unavailable.pop(space, None) is not None:
+                self._deep_order = None  # back: it is filled again
         self._spaces_ready = True
+
+    def _mark_unavailable(self, space: str, why: str) -> None:
+        if space not in self.unavailable:
+            log.warning("the %s space is unavailable: %s", space, why)
+        self.unavailable[space] = why
+        self._retry_at = time.monotonic() + UNAVAILABLE_RETRY_S
+
+    def _retry_unavailable(self) -> None:
+        """Try again the deep spaces that could not be reached (at most every few seconds)."""
+        if self.unavailable and time.monotonic() >= self._retry_at:
+            self._spaces_ready = False
+            self.ensure_spaces()
 
     def _checksum(self, text: str) -> str:
         """What a file's stored checksum says: its text as chunked by this chunker version with
@@ -185,6 +213,8 @@ class Indexer:
         self.ensure_spaces()
         filled = wanted = 0
         for space in self.policy.deferred:
+            if space in self.unavailable:
+                continue
             have, want = self._deep_counts(space)
             filled += have
             wanted += want
@@ -197,8 +227,12 @@ class Indexer:
         index changes."""
         if self._deep_order is None:
             self.ensure_spaces()
-            wanted = {space: self._deep_counts(space)[1] for space in self.policy.deferred}
-            self._deep_order = sorted(self.policy.deferred, key=lambda s: -wanted[s])
+            wanted = {
+                space: self._deep_counts(space)[1]
+                for space in self.policy.deferred
+                if space not in self.unavailable
+            }
+            self._deep_order = sorted(wanted, key=lambda s: -wanted[s])
         return self._deep_order
 
     def fill_deep(
@@ -210,8 +244,11 @@ class Indexer:
         The embed text is rebuilt by chunking the file again (chunkers are pure); a file that
         changed since it was indexed is left to the next index run."""
         self.ensure_spaces()
+        self._retry_unavailable()
         done = 0
         for space in self.deep_order():
+            if space in self.unavailable:
+                continue
             model = self.models.get(space)
             while max_chunks is None or done < max_chunks:
                 if cancel is not None and cancel.is_set():
@@ -223,7 +260,12 @@ class Indexer:
                 texts = {h: t for _, h, t in todo}
                 blobs = {h: self.store.stored_vector(space, h) for h in texts}
                 hashes = [h for h, blob in blobs.items() if blob is None]
-                for h, vector in zip(hashes, model.embed([texts[h] for h in hashes]), strict=True):
+                try:
+                    vectors = model.embed([texts[h] for h in hashes])
+                except EmbedderUnavailable as exc:
+                    self._mark_unavailable(space, str(exc))  # nothing written, nothing lost
+                    break
+                for h, vector in zip(hashes, vectors, strict=True):
                     blobs[h] = _blob(vector)
                 rows = [(rowid, h, blobs[h]) for rowid, h, _ in todo]
                 with self._write_lock:

@@ -39,11 +39,17 @@ POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
 DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 
 
+#: The space of a model server's embeddings (``embeddings.served``): every chunk, deep tier.
+SERVED_SPACE = "served"
+
+
 @dataclass(frozen=True)
 class SpacePolicy:
-    """Which embedding spaces a chunk is embedded in."""
+    """Which embedding spaces a chunk is embedded in; ``served``: a model server's space too,
+    for every chunk, in the deep tier."""
 
     name: str
+    served: bool = False
 
     @property
     def _table(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -55,15 +61,16 @@ class SpacePolicy:
     def spaces_of(self, kind: str, text: str) -> tuple[str, ...]:
         """The spaces of a chunk of this kind and text (deep tier included)."""
         code, latin, cjk = self._table
+        extra = (SERVED_SPACE,) if self.served else ()
         if kind == "code":
-            return code
-        return cjk if is_cjk(text) else latin
+            return code + extra
+        return (cjk if is_cjk(text) else latin) + extra
 
     @property
     def deferred(self) -> tuple[str, ...]:
         """The deep tier: spaces filled after the index run (see DEFERRED)."""
         name = self.name if self.name in POLICIES else "default"
-        return DEFERRED.get(name, ())
+        return DEFERRED.get(name, ()) + ((SERVED_SPACE,) if self.served else ())
 
     def has_parts(self, chunk: Chunk) -> bool:
         """Whether the chunk also gets sentence vectors in ``PARTS_SPACE``."""
@@ -71,4 +78,5 @@ class SpacePolicy:
 
     @property
     def all_spaces(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s for group in self._table for s in group))
+        spaces = tuple(dict.fromkeys(s for group in self._table for s in group))
+        return spaces + ((SERVED_SPACE,) if self.served else ())

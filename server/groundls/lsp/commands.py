@@ -276,6 +276,8 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             entry["files"] = stats.get("files")
             entry["chunks"] = stats.get("chunks")
             entry["model"] = stats.get("models")
+            entry["sendsTo"] = folder.workspace.sends_to()
+            entry["unavailableSpaces"] = folder.workspace.unavailable_spaces
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
         out.append(entry)

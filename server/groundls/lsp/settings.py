@@ -20,6 +20,7 @@ INDEX_KEYS = (
     "chunk_max_tokens",
     "chunk_min_chars",
     "embedders",
+    "embeddings",
 )
 
 _LEVELS = {

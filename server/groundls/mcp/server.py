@@ -325,6 +325,7 @@ def create_server(engine: Engine) -> MCPServer:
                 "tiers": ws.tiers(),
                 "answers": ws.answers.status(),
                 "last_run": engine.last_run,
+                "sends_to": ws.sends_to(),
             }
 
         return text.status_text(await _run(engine, work))

@@ -90,10 +90,11 @@ def hits_text(hits: list[Hit] | tuple[Hit, ...]) -> str:
 
 
 def search_text(result: SearchResult) -> str:
+    note = f"\nnote: {result.notice}" if result.notice else ""
     if not result.hits:
-        return "no results (confidence: none)"
+        return "no results (confidence: none)" + note
     head = f"confidence: {result.confidence}" + (f" ({result.reason})" if result.reason else "")
-    return head + "\n" + hits_text(result.hits)
+    return head + note + "\n" + hits_text(result.hits)
 
 
 def search_record(result: SearchResult) -> SearchRecord:
@@ -162,5 +163,6 @@ def status_text(status: dict[str, Any]) -> str:
         f"answers: {answers.get('mode')} {answers.get('model') or ''}".rstrip()
         + (f" - {answers['notice']}" if answers.get("notice") else "")
     )
+    lines += [f"privacy: {note}" for note in status.get("sends_to", [])]
     lines.append(CONFIDENCE_MEANING)
     return "\n".join(lines)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from groundls.chunkers.textrules import has_hiragana, is_cjk, loanwords
 from groundls.config import SearchConfig
-from groundls.index.embedders import Embedders
+from groundls.index.embedders import Embedders, EmbedderUnavailable
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.index.terms import index_terms, match_expression
@@ -31,8 +31,8 @@ SECTION_LINES = 60
 #: How much each embedding space's list counts in the fusion, by the script of the query.
 #: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
 SPACE_WEIGHTS = {
-    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 1.0},
-    "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0, "e5": 1.0},
+    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 1.0, "served": 1.0},
+    "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0, "e5": 1.0, "served": 1.0},
 }
 #: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
 #: ranking beat USE-only (nDCG@10 0.72 vs 0.66), and 1.5x gave the best fusion.
@@ -45,6 +45,9 @@ LATIN_SPACES = ("static", "minilm")
 #: The space that reads Japanese and English alike: it judges which language's passages a
 #: rewritten Japanese question is nearer to (see ``Searcher._unlikely_language``).
 MULTILINGUAL_SPACE = "use"
+#: Spaces that read Japanese and English alike: their lists for a question split by language
+#: when one language is the unlikely answer (see ``_by_language``), as the judge's own does.
+MULTILINGUAL_SPACES = ("use", "e5")
 #: How much deeper the question's own lists search when they are split by language (as deep as
 #: a path filter makes every list).
 DEEPER = 4
@@ -61,6 +64,8 @@ class _Evidence:
     lists: list[RankedList] = field(default_factory=list)
     tops: dict[str, int] = field(default_factory=dict)
     keyword_ids: list[int] = field(default_factory=list)
+    #: spaces that could not be searched, and why (a model server that is down)
+    missing: dict[str, str] = field(default_factory=dict)
 
 
 class Searcher:
@@ -162,12 +167,16 @@ class Searcher:
             # the things a Japanese question names in the user's own letters are nowhere here:
             # whatever its (rewritten) words found, it is not about this workspace
             confidence, reason, coverage = "low", "names nothing in this workspace", 0.0
+        notice = "; ".join(
+            f"searched without the {space} vectors: {why}" for space, why in found.missing.items()
+        )
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
             reason if kept else "",
             english.text if english is not None else "",
             coverage,
+            notice,
         )
 
     def _unlikely_language(
@@ -236,9 +245,13 @@ class Searcher:
             weight = self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             if weight <= 0 or space not in filled:
                 continue
-            split = unlikely if space == MULTILINGUAL_SPACE else None
+            split = unlikely if space in MULTILINGUAL_SPACES else None
             depth = candidates * DEEPER if split else candidates
-            vector = self.models.query_vector(space, q.text)
+            try:
+                vector = self.models.query_vector(space, q.text)
+            except EmbedderUnavailable as exc:
+                found.missing[space] = str(exc)  # searched without it, and said so
+                continue
             nearest = [r for r, _ in self.store.knn(space, vector, depth, filters)]
             found.lists += self._by_language(f"vector:{space}", weight, nearest, split, candidates)
             if weight >= 1.0 and nearest:

@@ -14,7 +14,17 @@ export interface ServerConfig {
     rewriteQuestions?: unknown;
   };
   hover?: { enabled?: unknown; count?: unknown };
-  answer?: { modelPath?: unknown; k?: unknown; timeLimitS?: unknown; firstTokenS?: unknown };
+  answer?: {
+    modelPath?: unknown;
+    k?: unknown;
+    timeLimitS?: unknown;
+    firstTokenS?: unknown;
+    engine?: unknown;
+    baseUrl?: unknown;
+    model?: unknown;
+    apiKeyEnv?: unknown;
+    allowRemote?: unknown;
+  };
 }
 
 /** Settings that only the client uses: how to start the server. */
@@ -43,6 +53,11 @@ export const SERVER_KEYS: readonly string[] = [
   "answer.k",
   "answer.timeLimitS",
   "answer.firstTokenS",
+  "answer.engine",
+  "answer.baseUrl",
+  "answer.model",
+  "answer.apiKeyEnv",
+  "answer.allowRemote",
 ];
 
 /** Settings holding a file path, where `~` and `${workspaceFolder}` are expanded. */

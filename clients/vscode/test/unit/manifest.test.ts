@@ -45,10 +45,14 @@ describe("package.json", () => {
     }
   });
 
-  it("restricts the settings that choose programs or model files in untrusted workspaces", () => {
+  it("restricts the settings that choose programs, model files or where content goes in untrusted workspaces", () => {
     const untrusted = manifest.capabilities.untrustedWorkspaces;
     assert.equal(untrusted.supported, "limited");
     assert.deepEqual([...untrusted.restrictedConfigurations].sort(), [
+      "groundls.answer.allowRemote",
+      "groundls.answer.apiKeyEnv",
+      "groundls.answer.baseUrl",
+      "groundls.answer.engine",
       "groundls.answer.modelPath",
       "groundls.interpreter",
       "groundls.serverPath",
