@@ -70,7 +70,12 @@ class Workspace:
         self.models = Embedders(models)
         self.indexer = Indexer(root, config, self.store, self.policy, self.models)
         self.searcher = Searcher(
-            self.store, self.policy, self.models, config.search, rewrite=self._english_query
+            self.store,
+            self.policy,
+            self.models,
+            config.search,
+            rewrite=self._english_query,
+            fill_fraction=self.indexer.fill_fraction,
         )
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()

@@ -31,7 +31,7 @@ SECTION_LINES = 60
 #: How much each embedding space's list counts in the fusion, by the script of the query.
 #: MiniLM understands English only; USE is multilingual (measured on ../shared/eval).
 SPACE_WEIGHTS = {
-    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 1.0, "served": 1.0},
+    "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 0.5, "served": 1.0},
     "cjk": {"static": 0.5, "minilm": 0.5, "use": 1.0, "e5": 1.0, "served": 1.0},
 }
 #: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
@@ -78,12 +78,15 @@ class Searcher:
         models: Embedders,
         config: SearchConfig,
         rewrite: Rewrite | None = None,
+        fill_fraction: Callable[[str], float] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
         self.models = models
         self.config = config
         self.rewrite = rewrite
+        #: how much of a space is filled (a deep tier's list counts as much as it covers)
+        self.fill_fraction = fill_fraction or (lambda space: 1.0)
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
 
     @property
@@ -243,6 +246,7 @@ class Searcher:
         for space in self.policy.all_spaces:
             check_cancel(cancel)
             weight = self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
+            weight *= self.fill_fraction(space)
             if weight <= 0 or space not in filled:
                 continue
             split = unlikely if space in MULTILINGUAL_SPACES else None
@@ -315,9 +319,8 @@ class Searcher:
                 continue
             vector = self.models.query_vector(space, english.text)
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            found.lists.append(
-                RankedList(f"vector:{space}:english", cfg.vector_weight * share, nearest)
-            )
+            weight = cfg.vector_weight * share * self.fill_fraction(space)
+            found.lists.append(RankedList(f"vector:{space}:english", weight, nearest))
             if nearest:
                 found.tops[space] = nearest[0]
         if english.terms:
