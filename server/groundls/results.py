@@ -205,6 +205,8 @@ class Citation:
     end_line: int
     title: str
     weak: bool = False
+    #: the lines of the excerpt that share the cited sentences' content: (line, text), best few
+    support: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass

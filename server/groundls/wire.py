@@ -102,7 +102,9 @@ def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str
 
 
 def citation_json(citation: Citation, folder: Locator | None = None) -> dict[str, Any]:
-    return _for(folder, asdict(citation))
+    record = asdict(citation)
+    record["support"] = [{"line": line, "text": text} for line, text in citation.support]
+    return _for(folder, record)
 
 
 def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]:

@@ -337,12 +337,12 @@ def test_a_low_confidence_search_lets_the_model_judge_the_nearest_excerpts():
 
 
 def test_an_answer_over_low_confidence_excerpts_begins_by_saying_it_is_likely():
-    svc, workspace = service([UPLOAD], FakeModel(["Uploads ", "are retried [1]."]))
+    svc, workspace = service([UPLOAD], FakeModel(["Uploads ", "are retried by retry_upload [1]."]))
     workspace.confidence = "low"
     streamed: list[str] = []
     ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
     assert ans.found and ans.confidence == "low"
-    assert ans.answer.startswith("Likely: Uploads are retried [1].")
+    assert ans.answer.startswith("Likely: Uploads are retried by retry_upload [1].")
     assert "".join(streamed).startswith("Likely: Uploads")
     assert [c.n for c in ans.citations] == [1]
 
@@ -356,7 +356,7 @@ def test_a_japanese_answer_over_low_confidence_excerpts_begins_with_suiso_desu_g
 
 def test_answers_over_confident_excerpts_are_not_hedged():
     for confidence in ("high", "medium"):
-        svc, workspace = service([UPLOAD], FakeModel(["Uploads are retried [1]."]))
+        svc, workspace = service([UPLOAD], FakeModel(["Uploads are retried by retry_upload [1]."]))
         workspace.confidence = confidence
         ans = svc.ask("where do we retry failed uploads?")
         assert ans.answer.startswith("Uploads") and ans.confidence == confidence
@@ -495,10 +495,51 @@ def test_an_unsupported_answer_that_was_cut_is_not_found_without_a_cut_note():
 
 
 def test_a_sure_search_keeps_the_models_answer_even_with_weak_citations():
-    said = "The parental leave policy for employees is described in [1]."
+    said = "The parental leave policy for employees is in the handbook that HR mails yearly with each path [1]."
     svc, workspace = service([UPLOAD], FakeModel([said]))
     ans = svc.ask("What is the parental leave policy for employees?")
     assert ans.found and [c.weak for c in ans.citations] == [True]
+
+
+def test_an_answer_that_only_restates_the_question_gives_the_excerpts_key_lines():
+    svc, workspace = service([UPLOAD], FakeModel(["Failed uploads are retried [1]."]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.mode == "extractive" and ans.answer.startswith("Extractive mode")
+    assert "def retry_upload" in ans.answer and [c.path for c in ans.citations] == ["src/upload.py"]
+
+
+def test_an_answer_that_only_describes_the_excerpts_gives_their_key_lines():
+    said = "この抜粋は、ログについて述べています [1]。"
+    svc, workspace = service([LOGDOC], FakeModel([said]))
+    ans = svc.ask("ログレベルはどこで変更しますか？")
+    assert ans.mode == "extractive" and ans.answer.startswith("抽出モード")
+    assert "log_level" in ans.answer
+
+
+def test_a_sentence_resting_on_an_invented_specific_is_dropped():
+    said = "Uploads are retried by retry_upload [1]. Install it with `pip install uploadkit` [1]."
+    svc, _ = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.found and ans.answer == "Uploads are retried by retry_upload [1]."
+    assert ans.repairs["unsupported_specifics"] >= 1
+
+
+def test_an_answer_resting_only_on_invented_specifics_is_not_found_with_places_to_look():
+    said = "Set `UPLOAD_RETRIES=5` in `settings/prod.yaml` [1]."
+    svc, _ = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert not ans.found and ans.citations == []
+    assert "does not say" in ans.answer and "src/upload.py:10-16" in ans.answer
+
+
+def test_each_citation_carries_the_lines_that_support_it():
+    svc, _ = service(
+        [UPLOAD], FakeModel(["retry_upload sends the file again for each attempt [1]."])
+    )
+    ans = svc.ask("where do we retry failed uploads?")
+    support = ans.citations[0].support
+    assert support and all(10 <= line <= 16 for line, _ in support)
+    assert any("attempts" in text for _, text in support)
 
 
 def test_a_model_reply_that_is_only_an_echoed_label_gives_the_labelled_excerpts():
@@ -520,7 +561,7 @@ class LabelFirstModel(FakeModel):
     def stream(self, messages, *, no_leading_bracket=False, **kwargs):
         self.flags.append(no_leading_bracket)
         self.pieces = (
-            ["The log level is set by `level` ", "in `config/app.toml` [1]."]
+            ["The log level is set by `log_level` ", "in `config.toml` [1]."]
             if no_leading_bracket
             else ["[1] docs/ログ.md:1-6 (ログ > ", "ログレベル)"]
         )
@@ -551,7 +592,7 @@ class LeadInLabelModel(FakeModel):
         self.pieces = (
             ["答え", ": [1] docs/ログ.md:1-6 (ログ > ", "ログレベル)"]
             if self.replies == 1
-            else ["ログレベルは config/app.toml の ", "level で変えます [1]。"]
+            else ["ログレベルは config.toml の ", "log_level で変えます [1]。"]
         )
         yield from super().stream(messages, **kwargs)
 
@@ -645,7 +686,7 @@ class SearchWatchingTheLoad(FakeWorkspace):
 
 
 def test_a_model_not_yet_loaded_loads_while_the_search_runs():
-    model = NotLoadedModel(["The retry limit is 5 [1]."])
+    model = NotLoadedModel(["The retry limit is 3 attempts [1]."])
     workspace = SearchWatchingTheLoad([UPLOAD], model)
     svc = AnswerService(workspace, AnswerConfig(), llm=model)
     ans = svc.ask("How many times does upload retry?")

@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from groundls.answer import citations as cit
-from groundls.answer import hygiene, model_files, runtime
+from groundls.answer import grounding, hygiene, model_files, runtime
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -60,7 +60,15 @@ _NOT_FOUND_TEXT = {
     "en": "The workspace does not say: no indexed content matches this question.",
     "ja": "ワークスペースには記載がありません（この質問に一致する内容は索引にありません）。",
 }
+_LOOK_TEXT = {"en": " Places to look: {places}.", "ja": "参考になりそうな場所: {places}"}
 _EXTRACTIVE_HEAD = {
+    ("en", "content_free"): (
+        "Extractive mode: the model's answer only restated the question or described the "
+        "excerpts, so these are the excerpts' key lines."
+    ),
+    ("ja", "content_free"): (
+        "抽出モード: モデルの回答は質問の言い換えか抜粋の説明だけだったため、抜粋の要点を示します。"
+    ),
     ("en", "missing"): (
         "Extractive mode: no language model is installed, so these are the most relevant "
         "excerpts, not a written answer. Install one with `{hint}`."
@@ -121,9 +129,19 @@ def _only_a_label(
     return not cit.MARKER.sub("", text).strip()
 
 
-def _citation(excerpt: Excerpt, weak: bool = False) -> Citation:
+def _citation(
+    excerpt: Excerpt, weak: bool = False, support: tuple[tuple[int, str], ...] = ()
+) -> Citation:
     h = excerpt.hit
-    return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak)
+    return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support)
+
+
+def _places(excerpts: list[Excerpt], language: str) -> str:
+    """Where to look when the answer is not found: the best few excerpts' places."""
+    places = ", ".join(
+        f"{e.hit.path}:{e.hit.start_line}-{e.hit.end_line}" for e in excerpts[:_EXTRACT_COUNT]
+    )
+    return _LOOK_TEXT[language].format(places=places) if places else ""
 
 
 #: A low-confidence search is answered only when at least this share of the question's words
@@ -530,6 +548,15 @@ class AnswerService:
         answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
         answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
         answer_text, citation_lines = hygiene.citations_to_line_ends(answer_text)
+        # every identifier, command, flag, path, package, number and quoted string must be in
+        # the excerpts (or the question): a sentence resting on one that is not goes
+        evidence = grounding.Evidence([*bodies.values(), question])
+        answer_text, unsupported = grounding.drop_unsupported(answer_text, evidence)
+        if unsupported:
+            log.info("dropped sentences resting on %s", ", ".join(unsupported[:8]))
+        grounded_away = bool(unsupported) and not grounding.has_content(answer_text)
+        if grounded_away:
+            answer_text = ""
         numbers = cit.cited_numbers(answer_text)
         # numbers the text no longer shows: a JSON reply's citations array, an echoed label's
         other = [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
@@ -544,6 +571,7 @@ class AnswerService:
             "repeated_lines": repeated,
             "stub_sentences": stubs,
             "citation_lines": citation_lines,
+            "unsupported_specifics": len(unsupported),
         }
         added = None
         if parsed.found and answer_text.strip() and not numbers:
@@ -575,6 +603,11 @@ class AnswerService:
         found = parsed.found
         if not answer_text.strip():
             found = False
+        if grounded_away and parsed.found:
+            # everything it said rested on something the excerpts do not hold
+            answer_text = _NOT_FOUND_TEXT[language] + _places(excerpts, language)
+            repairs["grounded_away"] = 1
+
         citations_out: list[Citation] = []
         if found:
             whole = [cit.MARKER.sub(" ", answer_text)]
@@ -583,13 +616,21 @@ class AnswerService:
                 # (an added citation vouches for the whole answer, not its last paragraph)
                 said = whole if n == added else sentences.get(n) or whole
                 weak = cit.is_weak(said, bodies[n])
-                citations_out.append(_citation(e, weak))
+                support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
+                citations_out.append(_citation(e, weak, tuple(support)))
         if found and hedge and citations_out and all(c.weak for c in citations_out):
             # the search was unsure (``hedge``) and nothing the answer cites says what the answer
             # says: the model answered from outside the excerpts, so the workspace does not say
             # (seed 000 rule 1)
             found, answer_text, citations_out = False, _NOT_FOUND_TEXT[language], []
             repairs["unsupported"] = 1
+        if (
+            found
+            and not cut
+            and grounding.says_nothing(answer_text, [question], [e.hit.text for e in excerpts])
+        ):
+            # the question restated, or talk about the excerpts: their key lines instead
+            return self._extractive(excerpts, language, "content_free", "", on_token, t0)
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""

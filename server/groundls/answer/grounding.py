@@ -1,0 +1,227 @@
+"""Two checks on a written answer that hold for any workspace, with no list of phrases:
+
+* **Grounded specifics.** Identifiers, commands, option flags, paths, package names, numbers and
+  quoted strings are what a reader copies and acts on, and what a small model invents. Each one
+  an answer states must occur in the excerpts it was given (or in the question). A sentence that
+  rests on one that does not is dropped (:func:`drop_unsupported`); an answer left with nothing
+  becomes "not found".
+* **Something to say.** An answer whose content is only the question's own words, or only talk
+  about the excerpts, brings nothing from them: no content term (word, name, number) that comes
+  from the excerpts and not from the question (:func:`says_nothing`).
+
+Also the evidence a reader can check at a glance: the lines of a cited excerpt that share a cited
+sentence's content (:func:`support_lines`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from groundls.answer.citations import MARKER, stemmed_features
+
+#: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
+#: question's to say something. One: across languages (an English answer over a Japanese guide)
+#: a fact may share only its number or name with the excerpt ("kept for 7 days").
+MIN_NEW_TERMS = 1
+#: Supporting lines shown per citation, at most.
+SUPPORT_LINES = 3
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+_LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_QUOTED = re.compile(r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{1,80})」')
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_PATH = re.compile(
+    r"(?<![\w/.])(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?"
+    r"|(?<![\w.])[\w-]+\.(?:py|js|ts|tsx|json|ya?ml|toml|md|rst|txt|cfg|ini|sh|conf|html|go|rs|"
+    r"java|rb|php|c|h|cpp|cs|xml|lock|env)\b"
+)
+_IDENTIFIER = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"  # snake_case
+    r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
+    r"|\b[A-Za-z_]\w*\(\)"  # call()
+    r"|\b[A-Za-z_]\w{1,}(?:\.[A-Za-z_]\w{1,})+\b"  # dotted.name (not "e.g")
+)
+_PACKAGE = re.compile(
+    r"\b(?:pip3?|apt(?:-get)?|npm|yarn|pnpm|cargo|gem|brew|go)\s+(?:install|add|get)\s+([\w.@/=<>~-]+)"
+)
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])")
+
+_KANJI_DIGITS = {
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_WORD_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "once": 1, "twice": 2,
+}  # fmt: skip
+_WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b", re.IGNORECASE)
+_KANJI_NUMBER = re.compile("[〇一二三四五六七八九十百]+")
+
+
+def _kanji_value(text: str) -> int | None:
+    """A kanji numeral up to the hundreds (七, 十五, 二十, 百二十三) as an int."""
+    total, digit = 0, None
+    for char in text:
+        if char in _KANJI_DIGITS:
+            digit = _KANJI_DIGITS[char]
+        elif char in "十百":
+            total += (digit if digit is not None else 1) * (10 if char == "十" else 100)
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number ``text`` states, as digits (also spelt out: "five", 七日, 十五)."""
+    found = {m.group(0) for m in _NUMBER.finditer(text)}
+    found |= {str(_WORD_NUMBERS[m.group(1).lower()]) for m in _WORD_NUMBER.finditer(text)}
+    for match in _KANJI_NUMBER.finditer(text):
+        value = _kanji_value(match.group(0))
+        if value is not None:
+            found.add(str(value))
+    return found
+
+
+def specifics(sentence: str) -> tuple[set[str], set[str]]:
+    """(the names, commands, flags, paths, packages and quoted strings, the numbers) a sentence
+    states; citation markers and list numbering are not specifics."""
+    text = _LIST_HEAD.sub("", MARKER.sub(" ", sentence))
+    named: set[str] = set()
+    for match in _BACKTICK.finditer(text):
+        named.add(match.group(1).strip())
+    for match in _QUOTED.finditer(text):
+        named.add(next(g for g in match.groups() if g).strip())
+    bare = _BACKTICK.sub(" ", text)
+    for pattern in (_FLAG, _PATH, _IDENTIFIER):
+        named |= {m.group(0) for m in pattern.finditer(bare)}
+    named |= {m.group(1) for m in _PACKAGE.finditer(text)}
+    numbers = {n for n in numbers_in(bare) if n not in ("0", "1")}
+    return {n.strip(" .,:;") for n in named if n.strip(" .,:;")}, numbers
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text.lower()).replace("()", "")
+
+
+class Evidence:
+    """What an answer may state: the excerpts (texts and labels) and the question."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        joined = "\n".join(texts)
+        self._text = _normal(joined)
+        self._numbers = numbers_in(joined)
+
+    def unsupported(self, sentence: str) -> list[str]:
+        named, numbers = specifics(sentence)
+        missing = [n for n in sorted(named) if _normal(n) not in self._text]
+        return missing + sorted(numbers - self._numbers)
+
+
+def _units(line: str) -> list[str]:
+    """A line as its sentences, each with the spacing that followed it (they join back as is)."""
+    parts: list[str] = []
+    last = 0
+    for match in _SENTENCE_END.finditer(line):
+        parts.append(line[last : match.end()])
+        last = match.end()
+    if last < len(line):
+        parts.append(line[last:])
+    return [p for p in parts if p]
+
+
+def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
+    """The answer without the sentences (and code blocks) that state a specific the evidence does
+    not hold; returns it and the specifics that were missing."""
+    out: list[str] = []
+    missing: list[str] = []
+    block: list[str] | None = None
+    for line in answer.split("\n"):
+        if _FENCE.match(line):
+            if block is None:
+                block = [line]
+                continue
+            block.append(line)
+            body = "\n".join(block[1:-1])
+            gone = [s for s in evidence.unsupported(body) if s not in ("```", "~~~")]
+            if gone:
+                missing += gone
+            else:
+                out += block
+            block = None
+            continue
+        if block is not None:
+            block.append(line)
+            continue
+        kept = []
+        for unit in _units(line):
+            gone = evidence.unsupported(unit)
+            if gone:
+                missing += gone
+            else:
+                kept.append(unit)
+        text = "".join(kept).rstrip()
+        if text or not line.strip():
+            out.append(text)
+    if block is not None:  # an unclosed block (a cut answer): judged as it is
+        body = "\n".join(block[1:])
+        if evidence.unsupported(body):
+            missing += evidence.unsupported(body)
+        else:
+            out += block
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+    return text, missing
+
+
+def has_content(answer: str) -> bool:
+    """Whether anything but citation markers and punctuation is left."""
+    return bool(re.search(r"\w", MARKER.sub("", answer)))
+
+
+def says_nothing(answer: str, question: Iterable[str], excerpts: Iterable[str]) -> bool:
+    """The answer's content is the question's own, or talk about the excerpts: fewer than
+    :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question."""
+
+    def terms(text: str) -> set[str]:
+        # a name counts whole as well: ``retry_upload`` answers "where do we retry uploads?"
+        names = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
+        return stemmed_features(text) | numbers_in(text) | names
+
+    said = terms(MARKER.sub(" ", answer))
+    asked: set[str] = set()
+    for text in question:
+        asked |= terms(text)
+    shown: set[str] = set()
+    for text in excerpts:
+        shown |= terms(text)
+    return len((said - asked) & shown) < MIN_NEW_TERMS
+
+
+def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[tuple[int, str]]:
+    """The lines of an excerpt (its first line is ``start_line``) that share the most content with
+    what cites it, best first, at most :data:`SUPPORT_LINES` (each shares at least one term)."""
+    wanted: set[str] = set()
+    for sentence in sentences:
+        wanted |= stemmed_features(MARKER.sub(" ", sentence))
+    scored = []
+    for i, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        shared = len(stemmed_features(line) & wanted)
+        if shared:
+            scored.append((-shared, i, line.strip()))
+    scored.sort()
+    best = sorted(scored[:SUPPORT_LINES], key=lambda s: s[1])
+    return [(start_line + i, line[:240]) for _, i, line in best]
