@@ -59,11 +59,17 @@ EVAL = Path(
     os.environ.get("GROUNDLS_EVAL", Path(__file__).resolve().parents[2] / "shared" / "eval")
 )
 CORPORA = Path(os.environ.get("GROUNDLS_EVAL_WORK", "/tmp/groundls-eval")) / "corpora"
+OWN = Path(__file__).resolve().parent / "sets"
 SETS = {
     "click": ("queries_click.jsonl", "click"),
     "click-ja": ("queries_click_ja.jsonl", "click"),
     "ja": ("queries_maintguide_ja.jsonl", "maintguide_ja"),
+    # held out (twenty-first session): never used to choose a rule or a constant; fetch with
+    # scripts/sets/fetch_developers_reference_ja.sh and fetch_requests_src.sh into the corpora
+    "devref-ja": (str(OWN / "queries_developers_reference_ja.jsonl"), "developers_reference_ja"),
+    "requests-qa": (str(OWN / "queries_requests_qa.jsonl"), "requests_src"),
 }
+HELD_OUT = ("devref-ja", "requests-qa")
 PASTED = 0.6
 _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
@@ -125,9 +131,10 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
     workspace = Workspace.open(CORPORA / SETS[name][1], config, Path(args.index_root) / name)
     t0 = time.perf_counter()
     report = workspace.index()
+    deep = workspace.fill_deep() if args.deep else 0
     print(
         f"[{name}] index: {report.files_indexed} files indexed, {report.chunks} chunks, "
-        f"{time.perf_counter() - t0:.1f} s",
+        f"{time.perf_counter() - t0:.1f} s (deep tier: {deep} embedded)",
         file=sys.stderr,
     )
     if args.style:
@@ -389,7 +396,8 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--sets", default="click,click-ja,ja")
+    ap.add_argument("--sets", default="click,click-ja,ja,devref-ja,requests-qa")
+    ap.add_argument("--deep", action="store_true", help="fill the deep tier before asking")
     ap.add_argument("--style", default=None, choices=["text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")

@@ -172,17 +172,21 @@ class Workspace:
         hold (the deep tier's fill), and whether it is filled after the fast index."""
         self.indexer.ensure_spaces()
         models = self.store.spaces()
-        deep_filled, deep_wanted = self.indexer.deep_status()
         out = []
         for space in self.policy.all_spaces:
             deep = space in self.policy.deferred
-            have = self.store.count_in(space)
+            if deep and space in self.indexer.unavailable:
+                have = wanted = 0
+            elif deep:
+                have, wanted = self.indexer.deep_counts(space)
+            else:
+                have = wanted = self.store.count_in(space)
             out.append(
                 {
                     "space": space,
                     "model": models.get(space, {}).get("model", ""),
-                    "filled": deep_filled if deep else have,
-                    "wanted": deep_wanted if deep else have,
+                    "filled": have,
+                    "wanted": wanted,
                     "deep": deep,
                 }
             )

@@ -236,6 +236,7 @@ class AnswerService:
             "install_hint": model_files.INSTALL_HINT,
             "engine": self.config.engine,
             "sends_to": getattr(model, "remote_note", ""),
+            "load_ms": getattr(model, "last_load_ms", None) or None,
         }
 
     # the pipeline

@@ -56,6 +56,11 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_similar)
 
+    p = sub.add_parser("status", help="the index, its tiers and the answer engine and model")
+    add_common(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+
     p = sub.add_parser("stats", help="index quality report")
     add_common(p)
     p.add_argument("--json", action="store_true")
@@ -181,6 +186,43 @@ def cmd_similar(args: argparse.Namespace) -> int:
     else:
         print(f"similar to {chunk.path}:{chunk.start_line}-{chunk.end_line} {chunk.title}")
         _print_hits(hits)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args, ensure_indexed=False)
+    try:
+        stats = workspace.stats()
+        out = {
+            "workspace": workspace.root.name,
+            "files": stats["files"],
+            "chunks": stats["chunks"],
+            "tiers": workspace.tiers(),
+            "unavailable": workspace.unavailable_spaces,
+            "answers": workspace.answers.status(),
+            "sends_to": workspace.sends_to(),
+        }
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+        return 0
+    print(f"workspace: {out['workspace']}: {out['files']} files, {out['chunks']} chunks")
+    for tier in out["tiers"]:
+        kind = "deep" if tier["deep"] else "fast"
+        print(
+            f"  {kind} tier {tier['space']}: {tier['model']}, {tier['filled']} of {tier['wanted']}"
+        )
+    for space, why in out["unavailable"].items():
+        print(f"  {space}: waiting ({why})")
+    answers = out["answers"]
+    state = "loaded" if answers["loaded"] else "not loaded (loads on the first question)"
+    load = f", loaded in {answers['load_ms']:.0f} ms" if answers.get("load_ms") else ""
+    print(f"answers: {answers['engine']} engine, {answers['model'] or 'no model'}: {state}{load}")
+    if answers.get("notice"):
+        print(f"  note: {answers['notice']}")
+    for note in out["sends_to"]:
+        print(f"privacy: {note}")
     return 0
 
 

