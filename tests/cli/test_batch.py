@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from groundls.cli.common import run_batch
 from groundls.results import AnswerError
@@ -51,3 +52,28 @@ def test_the_first_field_present_names_the_text():
         ['{"id": 1, "question": "q"}', '{"id": 2, "query": "r"}'], ("question", "query")
     )
     assert status == 0 and [r["echo"] for r in rows] == ["Q", "R"]
+
+
+def test_status_reports_tiers_and_the_answer_engine(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path / "ws"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "search_ws", root)
+    index = tmp_path / "index"
+    cli = [sys.executable, "-m", "groundls.cli"]
+    subprocess.run([*cli, "index", "--quiet", str(root), "--index-dir", str(index)], check=True)
+    out = subprocess.run(
+        [*cli, "status", "--json", "-w", str(root), "--index-dir", str(index)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    status = json.loads(out.stdout)
+    spaces = {t["space"]: t for t in status["tiers"]}
+    assert spaces["static"]["filled"] == spaces["static"]["wanted"] > 0
+    assert spaces["minilm"]["deep"] and spaces["e5"]["deep"]
+    assert spaces["e5"]["filled"] == 0 < spaces["e5"]["wanted"]  # filled later, not by index
+    assert status["answers"]["engine"] == "local" and "loaded" in status["answers"]
+    assert status["sends_to"] == []

@@ -69,11 +69,17 @@ export function failAnswer(state: AnswerState, error: string, now: number): Answ
   return { ...state, phase: "failed", error, note: undefined, elapsedMs: now - state.startedAt };
 }
 
+/** The evidence of a citation at a glance: its place, then the lines that support it. */
+function citeTitle(c: Citation): string {
+  const lines = (c.support ?? []).map((s) => `${s.line}: ${s.text}`);
+  return [locationLabel(c), ...lines].join(" · ");
+}
+
 function citeLink(c: Citation, text: string): string {
   const weak = c.weak ? " weak" : "";
   return (
     `<a class="cite${weak}" href="#" data-n="${c.n}" ` +
-    `title="${escapeHtml(locationLabel(c))}">${escapeHtml(text)}</a>`
+    `title="${escapeHtml(citeTitle(c))}">${escapeHtml(text)}</a>`
   );
 }
 
@@ -156,7 +162,13 @@ export function renderCitationList(citations: readonly Citation[]): string {
     .map((c) => {
       const title = c.title ? ` <span class="title">${escapeHtml(c.title)}</span>` : "";
       const weak = c.weak ? ` <span class="badge">weak match</span>` : "";
-      return `<li>${citeLink(c, `[${c.n}] ${locationLabel(c)}`)}${title}${weak}</li>`;
+      const support = (c.support ?? [])
+        .map(
+          (s) =>
+            `<div class="support"><span class="line">${s.line}</span> ${escapeHtml(s.text)}</div>`,
+        )
+        .join("");
+      return `<li>${citeLink(c, `[${c.n}] ${locationLabel(c)}`)}${title}${weak}${support}</li>`;
     })
     .join("\n");
   return `<section class="sources"><h2>Sources</h2><ol>\n${items}\n</ol></section>`;

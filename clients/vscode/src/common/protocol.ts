@@ -48,6 +48,8 @@ export interface Citation {
   endLine: number;
   title?: string;
   weak?: boolean;
+  /** The cited excerpt's lines that share the cited sentences' content (1-based lines). */
+  support?: { line: number; text: string }[];
 }
 
 export interface AskResult {

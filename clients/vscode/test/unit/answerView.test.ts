@@ -222,3 +222,22 @@ describe("renderPage", () => {
     assert.match(html, /<main id="root"><p>b<\/p><\/main>/);
   });
 });
+
+describe("citation evidence", () => {
+  it("shows a citation's supporting lines on hover and under its source", () => {
+    const cite = {
+      n: 1,
+      path: "src/upload.py",
+      startLine: 10,
+      endLine: 16,
+      support: [{ line: 12, text: "for i in range(attempts):" }],
+    };
+    const html = renderAnswerText("Uploads are retried [1].", [cite]);
+    assert.match(html, /title="src\/upload\.py:10-16 · 12: for i in range\(attempts\):"/);
+    const list = renderCitationList([cite]);
+    assert.match(
+      list,
+      /<div class="support"><span class="line">12<\/span> for i in range\(attempts\):<\/div>/,
+    );
+  });
+});
