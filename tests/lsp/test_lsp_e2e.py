@@ -277,6 +277,9 @@ async def test_status_reports_the_folder_without_absolute_paths(session: Session
     assert folder["state"] == "ready" and folder["indexing"] is False
     assert folder["files"] >= 6 and folder["chunks"] >= 10
     assert folder["model"]
+    assert folder["answers"]["engine"] == "local" and "loaded" in folder["answers"]
+    assert {t["space"] for t in folder["tiers"]} >= {"static", "minilm", "use", "e5"}
+    assert folder["sendsTo"] == []
     assert folder["index"]["file"].endswith(".sqlite")
     text = json.dumps(result, ensure_ascii=False)
     assert str(session.index_dir) not in text

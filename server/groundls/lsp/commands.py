@@ -277,6 +277,14 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             entry["chunks"] = stats.get("chunks")
             entry["model"] = stats.get("models")
             entry["sendsTo"] = folder.workspace.sends_to()
+            answers = folder.workspace.answers.status()
+            entry["answers"] = wire.camel(
+                {
+                    k: answers.get(k)
+                    for k in ("engine", "mode", "model", "loaded", "load_ms", "notice")
+                }
+            )
+            entry["tiers"] = folder.workspace.tiers()
             entry["unavailableSpaces"] = folder.workspace.unavailable_spaces
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
