@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from groundls.answer import model_files
-from groundls.answer.served import ServedLLM, ServedModelError, ThinkFilter
+from groundls.answer.served import ServedLLM, ServedModelError
+from groundls.answer.thinking import ThinkFilter
 from groundls.config import AnswerConfig, Config
 from groundls.workspace import Workspace
 

@@ -746,3 +746,17 @@ def test_an_answer_that_ends_with_a_sentence_gets_no_block():
     svc, _ = service([COMPLETION_DOC, UPLOAD], model)
     ans = svc.ask("how do I turn on tab completion in bash?")
     assert "```" not in ans.answer and "announced_blocks" not in ans.repairs
+
+
+def test_a_reasoning_models_thinking_is_never_shown():
+    pieces = [
+        "<think>the user asks where; retry_upload ",
+        "loops</th",
+        "ink>",
+        "retry_upload retries each attempt [1].",
+    ]
+    streamed: list[str] = []
+    svc, _ = service([UPLOAD], FakeModel(pieces))
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert ans.answer == "retry_upload retries each attempt [1]."
+    assert "think" not in "".join(streamed)

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from groundls.answer.thinking import without_thinking
 from groundls.chunkers.textrules import is_cjk
 
 INSTRUCTION = (
@@ -108,7 +109,9 @@ class QueryRewriter:
         ]
         try:
             reply = _first_line(
-                model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+                without_thinking(
+                    model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+                )
             )
         except Exception:  # a broken model must not break search
             return None

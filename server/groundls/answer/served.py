@@ -8,7 +8,8 @@ streaming, a connect timeout and a first-token (read) timeout, bounded retries w
 connection errors. Closing the stream (cancel, time limit) closes the connection, and the server
 stops generating. Failures become :class:`ServedModelError` with a message that says what is
 wrong ("not reachable", "model not found", "unauthorised", "malformed stream"); the service then
-answers extractively and says why. Reasoning (``<think>…</think>``) is never shown.
+answers extractively and says why. Reasoning is dropped by the service for every engine
+(:mod:`groundls.answer.thinking`).
 """
 
 from __future__ import annotations
@@ -38,41 +39,6 @@ class ServedModelError(ModelError):
 class ServedSpec:
     name: str
     source: str
-
-
-class ThinkFilter:
-    """Drops ``<think>…</think>`` from a stream of pieces (a tag may be split across pieces)."""
-
-    OPEN, CLOSE = "<think>", "</think>"
-
-    def __init__(self) -> None:
-        self._held = ""
-        self._inside = False
-
-    def feed(self, piece: str) -> str:
-        text = self._held + piece
-        self._held = ""
-        out: list[str] = []
-        while text:
-            tag = self.CLOSE if self._inside else self.OPEN
-            at = text.find(tag)
-            if at >= 0:
-                if not self._inside:
-                    out.append(text[:at])
-                self._inside = not self._inside
-                text = text[at + len(tag) :]
-                continue
-            # keep a possible start of the tag for the next piece
-            keep = next((n for n in range(len(tag) - 1, 0, -1) if text.endswith(tag[:n])), 0)
-            if not self._inside:
-                out.append(text[: len(text) - keep])
-            self._held = text[len(text) - keep :]
-            break
-        return "".join(out)
-
-    def finish(self) -> str:
-        held, self._held = self._held, ""
-        return "" if self._inside else held
 
 
 def _why(exc: Exception, base_url: str, model: str, key_env: str) -> str:
@@ -195,7 +161,6 @@ class ServedLLM:
                 raise ServedModelError(
                     _why(exc, self.base_url, self.model, self.config.api_key_env)
                 ) from None
-            think = ThinkFilter()
             first: float | None = None
             try:
                 for chunk in stream:
@@ -214,14 +179,9 @@ class ServedLLM:
                             first = time.perf_counter()
                             self._observe(messages, first - started, stats)
                         stats.generated_tokens += 1
-                        visible = think.feed(piece)
-                        if visible:
-                            yield visible
+                        yield piece
                     if choice.finish_reason:
                         stats.stop_reason = "length" if choice.finish_reason == "length" else "stop"
-                tail = think.finish()
-                if tail:
-                    yield tail
             except openai.OpenAIError as exc:
                 raise ServedModelError(
                     _why(exc, self.base_url, self.model, self.config.api_key_env)

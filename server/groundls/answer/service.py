@@ -25,6 +25,7 @@ from groundls.answer.prompt import (
 )
 from groundls.answer.rewrite import QueryRewriter
 from groundls.answer.served import ServedLLM
+from groundls.answer.thinking import without_thinking
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 from groundls.results import (
@@ -472,15 +473,17 @@ class AnswerService:
 
         loop = False
         for attempt in range(2):
-            for piece in model.stream(
-                messages,
-                max_tokens=self.config.max_tokens,
-                schema=ANSWER_SCHEMA if style == "json" else None,
-                cancel=cancel,
-                deadline=deadline,
-                stats=stats,
-                no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
-                no_leading_latin=language == "ja" and JAPANESE_LEAD,
+            for piece in without_thinking(
+                model.stream(
+                    messages,
+                    max_tokens=self.config.max_tokens,
+                    schema=ANSWER_SCHEMA if style == "json" else None,
+                    cancel=cancel,
+                    deadline=deadline,
+                    stats=stats,
+                    no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
+                    no_leading_latin=language == "ja" and JAPANESE_LEAD,
+                )
             ):
                 raw_parts.append(piece)
                 visible = streamer.feed(piece) if streamer is not None else piece
