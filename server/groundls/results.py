@@ -230,3 +230,5 @@ class Answer:
     repairs: dict[str, int] = field(default_factory=dict)
     #: How sure the search was of the excerpts ("high", "medium", "low"; "none" without any).
     confidence: str = ""
+    #: The history thread this answer belongs to (follow-ups continue it); None if not kept.
+    thread: int | None = None

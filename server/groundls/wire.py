@@ -121,6 +121,7 @@ def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]
         "repairs": dict(answer.repairs),
         "cut": answer.cut,
         "notice": answer.notice,
+        "thread": answer.thread,
         "timing": {k: answer.timing.get(k) for k in ("retrieve_ms", "first_token_ms", "total_ms")},
     }
     if folder is None:

@@ -262,8 +262,12 @@ class Workspace:
                 self._answers = AnswerService(self, self.config.answer)
             return self._answers
 
-    def add_history(self, record: dict[str, Any]) -> None:
-        self.store.history.add(record)
+    def add_history(self, record: dict[str, Any]) -> int:
+        return self.store.history.add(record)
+
+    def history_thread(self, thread: int) -> list[dict[str, Any]]:
+        """The records of one history thread, oldest first."""
+        return self.store.history.thread(thread)
 
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history.recent(limit)

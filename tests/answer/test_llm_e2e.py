@@ -276,3 +276,30 @@ def test_a_model_loaded_but_never_asked_is_still_unloaded_when_idle():
         assert not model.loaded
     finally:
         model.close()
+
+
+def test_a_follow_up_on_the_command_line_continues_the_last_conversation(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURE, root)
+    cli = [sys.executable, "-m", "groundls.cli"]
+    where = ["-w", str(root), "--index-dir", str(tmp_path / "index")]
+
+    def ask(*words: str) -> dict:
+        out = subprocess.run(
+            [*cli, "ask", "--json", *where, *words], check=True, capture_output=True, text=True
+        )
+        return json.loads(out.stdout)
+
+    first = ask("Where do we retry failed uploads?")
+    second = ask("--follow-up", "How long does it wait between the attempts?")
+    assert second["thread"] == first["thread"]
+    assert second["found"] and second["citations"], second["answer"]
+    assert second["citations"][0]["path"] == "src/uploader.py", second["answer"]
+    history = subprocess.run(
+        [*cli, "history", "--json", *where], check=True, capture_output=True, text=True
+    )
+    records = json.loads(history.stdout)
+    assert [r["thread"] for r in records[:2]] == [first["thread"], first["thread"]]
+    assert records[0]["searched"]  # the follow-up was searched as a standalone question
+    third = ask("What does the report module do?")
+    assert third["thread"] != first["thread"]  # a new question starts a new conversation

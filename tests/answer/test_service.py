@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from groundls.answer import model_files
+from groundls.answer import followup, model_files
 from groundls.answer import service as answer_service
 from groundls.answer.hygiene import loop_start
 from groundls.answer.service import AnswerService
@@ -60,6 +60,12 @@ class FakeWorkspace:
 
     def add_history(self, record):
         self.history_records.append(record)
+        return len(self.history_records)
+
+    def history_thread(self, thread):
+        return [
+            r for i, r in enumerate(self.history_records, 1) if (r.get("thread") or i) == thread
+        ]
 
 
 class FakeModel:
@@ -760,3 +766,58 @@ def test_a_reasoning_models_thinking_is_never_shown():
     ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
     assert ans.answer == "retry_upload retries each attempt [1]."
     assert "think" not in "".join(streamed)
+
+
+class FollowUpModel(FakeModel):
+    """Rewrites follow-ups with a scripted line, answers with scripted pieces."""
+
+    def __init__(self, pieces, rewrite):
+        super().__init__(pieces)
+        self.rewrite = rewrite
+
+    def stream(self, messages, **kwargs):
+        if messages[0]["content"] == followup.INSTRUCTION:
+            yield self.rewrite
+            return
+        yield from super().stream(messages, **kwargs)
+
+
+def test_a_follow_up_is_searched_standalone_and_keeps_its_thread():
+    model = FollowUpModel(
+        ["retry_upload sends the file again for each of its attempts [1]."],
+        "How many attempts does retry_upload make when an upload fails?",
+    )
+    svc, workspace = service([UPLOAD], model)
+    first = svc.ask("where do we retry failed uploads?")
+    second = svc.ask("how many attempts?", thread=first.thread)
+    assert (
+        workspace.searches[-1] == "How many attempts does retry_upload make when an upload fails?"
+    )
+    assert second.thread == first.thread
+    assert workspace.history_records[-1]["question"] == "how many attempts?"
+    assert "Earlier: " in model.messages[1]["content"]  # the model saw the earlier turn
+
+
+def test_a_follow_up_rewrite_that_drops_the_question_falls_back_to_both_questions():
+    model = FollowUpModel(
+        ["retry_upload sends the file again for each attempt [1]."], "Tell me more."
+    )
+    svc, workspace = service([UPLOAD], model)
+    first = svc.ask("where do we retry failed uploads?")
+    svc.ask("how many attempts?", thread=first.thread)
+    assert workspace.searches[-1] == "where do we retry failed uploads? how many attempts?"
+
+
+def test_a_follow_up_of_an_unknown_thread_is_a_clear_error():
+    svc, _ = service([UPLOAD], FakeModel(["x"]))
+    with pytest.raises(AnswerError, match="no thread 99"):
+        svc.ask("and then?", thread=99)
+
+
+def test_follow_up_rewrites_are_checked_for_script_and_content():
+    earlier = followup.Turn(
+        "ログレベルはどこで変更しますか？", "config.toml の log_level です [1]。"
+    )
+    assert followup.valid("ログレベルの既定値は何ですか？", earlier, "既定値は？")
+    assert not followup.valid("What is the default log level?", earlier, "既定値は？")  # script
+    assert not followup.valid("既定値は？", earlier, "既定値は？")  # nothing of the earlier turn

@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from groundls.answer import citations as cit
-from groundls.answer import grounding, hygiene, model_files, runtime
+from groundls.answer import followup, grounding, hygiene, model_files, runtime
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -250,7 +250,10 @@ class AnswerService:
         on_sources: Callable[[list[Citation]], None] | None = None,
         on_token: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        thread: int | None = None,
     ) -> Answer:
+        """Answer ``question`` from the workspace; ``thread``: a history thread it follows up (its
+        last turn makes the question standalone for the search and is shown to the model)."""
         if not isinstance(question, str) or not question.strip():
             raise AnswerError("the question is empty")
         question = question.strip()
@@ -264,8 +267,13 @@ class AnswerService:
             raise AnswerError(f"k must be an integer from 1 to {MAX_ASK_K}")
         t0 = time.perf_counter()
         language = detect_language(question)
+        earlier = self._earlier_turn(thread)
         loading = self._load_early()
-        found = self.workspace.search(question, replace(filters, k=k or self.config.k))
+        asked = searched = question  # what is recorded, and what is searched
+        if earlier is not None:
+            made = followup.standalone(self._model(), earlier, question, cancel)
+            searched, question = made.text, followup.in_context(made.text, earlier)
+        found = self.workspace.search(searched, replace(filters, k=k or self.config.k))
         # a "low" search found only the nearest chunks, with no keyword or agreement evidence.
         # When most of the question's words occur nowhere in the workspace it is not about this
         # workspace: "not found" at once (seed 000 rule 1). Otherwise the model reads the
@@ -290,7 +298,7 @@ class AnswerService:
             ans = Answer(
                 text, False, language, "not_found", timing=timing, confidence=found.confidence
             )
-            self._record(question, ans)
+            self._record(asked, ans, thread, searched)
             return ans
 
         model = self._model()
@@ -356,7 +364,7 @@ class AnswerService:
         ans.confidence = found.confidence
         ans.timing = {**timing, **ans.timing}
         ans.timing["total_ms"] = _ms(t0)
-        self._record(question, ans)
+        self._record(asked, ans, thread, searched)
         return ans
 
     def _load_early(self) -> threading.Thread | None:
@@ -666,11 +674,26 @@ class AnswerService:
             repairs={k: v for k, v in repairs.items() if v},
         )
 
-    def _record(self, question: str, ans: Answer) -> None:
+    def _earlier_turn(self, thread: int | None) -> followup.Turn | None:
+        """The last turn of a history thread, or None for a new question."""
+        if thread is None:
+            return None
+        turns = self.workspace.history_thread(thread)
+        if not turns:
+            raise AnswerError(f"no thread {thread} in this workspace's history")
+        last = turns[-1]
+        return followup.Turn(last["question"], last["answer"])
+
+    def _record(
+        self, question: str, ans: Answer, thread: int | None = None, searched: str = ""
+    ) -> None:
+        """Keep the answer in the history (``ans.thread`` then names its thread)."""
         if not self.history_enabled:
             return
         record = {
             "question": question,
+            "thread": thread,
+            "searched": searched if searched != question else "",
             "answer": ans.answer,
             "found": ans.found,
             "language": ans.language,
@@ -682,7 +705,8 @@ class AnswerService:
             "asked_at": time.time(),
         }
         try:
-            self.workspace.add_history(record)
+            record_id = self.workspace.add_history(record)
+            ans.thread = thread if thread is not None else record_id
         except Exception as exc:  # history is a convenience; never fail an answer over it
             log.warning("could not store the answer in history: %s", exc)
 

@@ -36,6 +36,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch", action="store_true", help="JSON lines {id, question} on stdin, one JSON line out"
     )
+    p.add_argument(
+        "--follow-up",
+        action="store_true",
+        help="continue the workspace's last conversation (a new question starts a new one)",
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("history", help="list past questions and answers")
@@ -52,8 +57,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if not args.batch and not question:
         raise CliError("a question is required, e.g. groundls ask 'where do we retry uploads?'")
     filters = filters_of(args, args.k, MAX_ASK_K)
+    if args.batch and args.follow_up:
+        raise CliError("--follow-up continues one conversation; it does not take --batch")
     workspace = open_workspace(args)
     try:
+        thread = _last_thread(workspace) if args.follow_up else None
         if args.batch:
             return run_batch(
                 sys.stdin,
@@ -63,17 +71,26 @@ def cmd_ask(args: argparse.Namespace) -> int:
             )
         try:
             if args.json:
-                ans = workspace.answers.ask(question, filters)
+                ans = workspace.answers.ask(question, filters, thread=thread)
                 print(json.dumps(wire.answer_json(ans), ensure_ascii=False))
                 return 0
-            return _interactive(workspace, question, filters)
+            return _interactive(workspace, question, filters, thread)
         except AnswerError as exc:
             raise CliError(str(exc)) from exc
     finally:
         workspace.close()
 
 
-def _interactive(workspace: Workspace, question: str, filters: SearchFilters) -> int:
+def _last_thread(workspace: Workspace) -> int:
+    last = workspace.history(1)
+    if not last:
+        raise CliError("--follow-up: no earlier question in this workspace (ask one first)")
+    return int(last[0]["thread"])
+
+
+def _interactive(
+    workspace: Workspace, question: str, filters: SearchFilters, thread: int | None = None
+) -> int:
     out = sys.stdout
     err = sys.stderr
     live = out.isatty()
@@ -94,7 +111,9 @@ def _interactive(workspace: Workspace, question: str, filters: SearchFilters) ->
             out.flush()
 
     with _held_log(live) as held:
-        ans = workspace.answers.ask(question, filters, on_sources=on_sources, on_token=on_token)
+        ans = workspace.answers.ask(
+            question, filters, on_sources=on_sources, on_token=on_token, thread=thread
+        )
     shown = "".join(streamed) if live else ""
     if not _same_text(shown, ans.answer):
         # the service checks the reply once it is written (citations re-pointed, an echoed label

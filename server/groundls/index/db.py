@@ -143,12 +143,26 @@ def m005_module_names(conn: Any) -> None:
     )
 
 
+def m006_history_threads(conn: Any) -> None:
+    """Follow-up questions: each record names its thread (the id of the thread's first record;
+    NULL for records made before threads) and the question searched (a follow-up made to stand
+    alone)."""
+    _script(
+        conn,
+        """
+        ALTER TABLE history ADD COLUMN thread INTEGER;
+        ALTER TABLE history ADD COLUMN searched TEXT NOT NULL DEFAULT ''
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
     m003_sentence_parts,
     m004_symbol_table,
     m005_module_names,
+    m006_history_threads,
 ]
 
 

@@ -14,10 +14,13 @@ class History:
     def __init__(self, conn: Callable[[], Any]) -> None:
         self._conn = conn
 
-    def add(self, record: dict[str, Any]) -> None:
-        self._conn().execute(
-            "INSERT INTO history(asked_at, question, answer, found, mode, model, citations, timing)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    def add(self, record: dict[str, Any]) -> int:
+        """Store a record; returns its id. ``thread``: the id of the thread's first record (None
+        starts a thread: the record's own id becomes it)."""
+        conn = self._conn()
+        cursor = conn.execute(
+            "INSERT INTO history(asked_at, question, answer, found, mode, model, citations, timing,"
+            " thread, searched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.get("asked_at", time.time()),
                 record["question"],
@@ -27,15 +30,33 @@ class History:
                 record.get("model", ""),
                 json.dumps(record.get("citations", []), ensure_ascii=False),
                 json.dumps(record.get("timing", {})),
+                record.get("thread"),
+                record.get("searched", ""),
             ),
         )
+        record_id = int(cursor.lastrowid)
+        if record.get("thread") is None:
+            conn.execute("UPDATE history SET thread = ? WHERE id = ?", (record_id, record_id))
+        return record_id
+
+    def thread(self, thread: int) -> list[dict[str, Any]]:
+        """The records of one thread, oldest first."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT id FROM history WHERE thread = ? OR id = ? ORDER BY id", (thread, thread)
+            )
+            .fetchall()
+        )
+        by_id = {r["id"]: r for r in self.recent(10_000)}
+        return [by_id[r[0]] for r in rows if r[0] in by_id]
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = (
             self._conn()
             .execute(
-                "SELECT id, asked_at, question, answer, found, mode, model, citations, timing "
-                "FROM history ORDER BY id DESC LIMIT ?",
+                "SELECT id, asked_at, question, answer, found, mode, model, citations, timing,"
+                " thread, searched FROM history ORDER BY id DESC LIMIT ?",
                 (limit,),
             )
             .fetchall()
@@ -51,6 +72,8 @@ class History:
                 "model": r[6],
                 "citations": json.loads(r[7]),
                 "timing": json.loads(r[8]),
+                "thread": r[9] if r[9] is not None else r[0],
+                "searched": r[10],
             }
             for r in rows
         ]

@@ -334,6 +334,7 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
             on_sources=on_sources,
             on_token=on_token,
             cancel=call.cancel,
+            thread=args.thread,
         )
     except AnswerError as exc:
         raise ArgError(f"{a.ASK}: {exc}") from exc

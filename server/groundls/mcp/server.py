@@ -304,13 +304,17 @@ def create_server(engine: Engine) -> MCPServer:
         question: Annotated[str, Field(description="a question, English or Japanese")],
         k: Annotated[int | None, Field(ge=1, le=MAX_ASK_K, description="excerpts to read")] = None,
         paths: Annotated[list[str] | None, Field(description="glob filters")] = None,
+        thread: Annotated[
+            int | None,
+            Field(ge=1, description="continue a conversation: an earlier answer's thread"),
+        ] = None,
     ) -> Annotated[CallToolResult, text.AnswerRecord]:
         """A written answer from the workspace only, citing its sources as [n] -> path:lines, or
         "not found". Slower than search (a local model writes it: seconds to tens of seconds);
         prefer search + read when you can read code yourself."""
         question = _text(question, "question")
         filters = _filters(k, paths, None, None)
-        answer = await _run(engine, lambda ws: ws.answers.ask(question, filters))
+        answer = await _run(engine, lambda ws: ws.answers.ask(question, filters, thread=thread))
         return _result(text.answer_text(answer), text.answer_record(answer))
 
     @server.tool(annotations=read_only)

@@ -58,6 +58,7 @@ class AnswerRecord(TypedDict):
     mode: str
     confidence: str
     citations: list[CitationRecord]
+    thread: int | None
 
 
 def place(path: str, start: int, end: int) -> str:
@@ -121,6 +122,8 @@ def answer_text(answer: Answer) -> str:
             )
         )
     note = f"mode: {answer.mode}, confidence: {answer.confidence or 'none'}"
+    if answer.thread is not None:
+        note += f", thread {answer.thread} (pass it to ask a follow-up)"
     if answer.notice:
         note += f" ({answer.notice})"
     parts.append(note)
@@ -129,6 +132,7 @@ def answer_text(answer: Answer) -> str:
 
 def answer_record(answer: Answer) -> AnswerRecord:
     return {
+        "thread": answer.thread,
         "answer": answer.answer,
         "found": answer.found,
         "mode": answer.mode,
