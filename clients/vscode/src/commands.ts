@@ -71,6 +71,8 @@ function selectionContext(): SelectionContext | undefined {
 /** Arguments a command may be called with programmatically (tests, keybindings). */
 interface AskArgs {
   question?: string;
+  /** Continue the conversation of an earlier answer (its `thread`). */
+  thread?: number;
 }
 interface SearchArgs {
   query?: string;
@@ -89,6 +91,8 @@ function argText(arg: unknown, key: string): string | undefined {
 
 export class Commands {
   private asking: vscode.CancellationTokenSource | undefined;
+  /** The conversation of the last answer, which a follow-up continues. */
+  private lastThread: number | undefined;
 
   constructor(private readonly server: ServerController) {}
 
@@ -96,6 +100,7 @@ export class Commands {
     const r = vscode.commands.registerCommand;
     return [
       r(ClientCommand.ask, (arg?: AskArgs | string) => this.ask(arg)),
+      r(ClientCommand.askFollowUp, (arg?: AskArgs | string) => this.askFollowUp(arg)),
       r(ClientCommand.search, (arg?: SearchArgs | string) => this.search(arg)),
       r(ClientCommand.similar, () => this.similar()),
       r(ClientCommand.reindex, () => this.reindex()),
@@ -106,13 +111,24 @@ export class Commands {
     ];
   }
 
+  /** A follow-up of the last answer: the server makes it standalone from that conversation. */
+  async askFollowUp(arg?: AskArgs | string): Promise<AskResult | undefined> {
+    if (this.lastThread === undefined) {
+      void vscode.window.showInformationMessage("groundls: ask a question first, then follow up.");
+      return undefined;
+    }
+    const question = typeof arg === "string" ? arg : arg?.question;
+    return this.ask({ question, thread: this.lastThread });
+  }
+
   /** Ask the workspace: input box, selection as context, answer streamed into the panel. */
   async ask(arg?: AskArgs | string): Promise<AskResult | undefined> {
     const selection = selectionContext();
+    const thread = typeof arg === "object" ? arg.thread : undefined;
     let question = argText(arg, "question");
     if (question === undefined) {
       question = await vscode.window.showInputBox({
-        title: "groundls: Ask the workspace",
+        title: thread === undefined ? "groundls: Ask the workspace" : "groundls: Ask a follow-up",
         prompt: selection
           ? `The selection (${selection.path}:${selection.line}) is sent as context.`
           : "Ask a question about the files in this workspace.",
@@ -149,12 +165,21 @@ export class Commands {
         panel.update(state);
       });
       const uri = activeFileUri();
-      const result = await this.server.execute<AskResult>(
-        ServerCommand.ask,
-        uri ? { question: text, uri: uri.toString() } : { question: text },
-        { workDoneToken, token: cancel.token },
-      );
+      const args: Record<string, unknown> = { question: text };
+      if (uri) {
+        args.uri = uri.toString();
+      }
+      if (thread !== undefined) {
+        args.thread = thread;
+      }
+      const result = await this.server.execute<AskResult>(ServerCommand.ask, args, {
+        workDoneToken,
+        token: cancel.token,
+      });
       expectArrayField<AskResult>(result, "citations", ServerCommand.ask);
+      if (typeof result.thread === "number") {
+        this.lastThread = result.thread;
+      }
       state = finishAnswer(state, result, Date.now());
       if (!cancel.token.isCancellationRequested) {
         panel.update(state);

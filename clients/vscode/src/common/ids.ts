@@ -3,6 +3,7 @@
 /** Commands this extension contributes (what the palette shows). */
 export const ClientCommand = {
   ask: "groundls.client.ask",
+  askFollowUp: "groundls.client.askFollowUp",
   search: "groundls.client.search",
   similar: "groundls.client.similar",
   reindex: "groundls.client.reindex",

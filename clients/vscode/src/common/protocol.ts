@@ -65,6 +65,8 @@ export interface AskResult {
   notice?: string;
   indexing?: boolean;
   message?: string;
+  /** The conversation this answer belongs to: a follow-up passes it back. */
+  thread?: number | null;
 }
 
 export interface ReindexResult {
