@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
+from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
 #: question's to say something. One: across languages (an English answer over a Japanese guide)
@@ -199,10 +200,15 @@ def says_nothing(answer: str, question: Iterable[str], excerpts: Iterable[str]) 
         names = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
         return stemmed_features(text) | numbers_in(text) | names
 
+    excerpts = list(excerpts)
     said = terms(MARKER.sub(" ", answer))
     asked: set[str] = set()
     for text in question:
         asked |= terms(text)
+    if is_cjk(answer) and not any(is_cjk(text) for text in excerpts):
+        # a Japanese answer over English excerpts shares only names and numbers with them: what
+        # can be told is a restatement, nothing new beyond the question
+        return not (said - asked)
     shown: set[str] = set()
     for text in excerpts:
         shown |= terms(text)
