@@ -67,7 +67,12 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
 
   // Copilot's agent mode gets the workspace's MCP server where this VS Code has the API.
   const manifest = context.extension.packageJSON as { version?: string };
-  offerMcpServer(context, () => server.currentLaunch, manifest.version ?? "");
+  offerMcpServer(
+    context,
+    () => server.currentLaunch,
+    manifest.version ?? "",
+    (m) => output.warn(m),
+  );
 
   // The server indexes workspace folders: in a window without one it starts when one is opened.
   const hasFolder = (): boolean => (vscode.workspace.workspaceFolders?.length ?? 0) > 0;

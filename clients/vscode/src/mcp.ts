@@ -1,8 +1,10 @@
 /**
  * Offer `groundls mcp` to Copilot's agent mode through VS Code's MCP server definition API
  * (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101+): one server per workspace
- * folder, started with the same program as the language server. Older VS Code lacks the API and
- * is left alone (the README shows `.vscode/mcp.json` for those).
+ * folder, started with the same program as the language server. The provider is declared under
+ * both names VS Code has used (`mcpServerDefinitionProviders`, and the earlier
+ * `modelContextServerCollections`); older VS Code lacks the API and is left alone (the README
+ * shows `.vscode/mcp.json` for those), and a failed registration never stops the extension.
  */
 
 import * as vscode from "vscode";
@@ -29,6 +31,7 @@ export function offerMcpServer(
   context: vscode.ExtensionContext,
   launch: () => ServerLaunch | undefined,
   version: string,
+  log: (message: string) => void = () => undefined,
 ): boolean {
   const api = vscode as unknown as {
     lm?: LanguageModelApi;
@@ -53,6 +56,13 @@ export function offerMcpServer(
         });
     },
   };
-  context.subscriptions.push(lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider));
+  try {
+    context.subscriptions.push(lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider));
+  } catch (error) {
+    // VS Code versions differ in how the provider must be declared: the language server and
+    // the rest of the extension work without it
+    log(`groundls: the MCP server could not be offered to agents: ${String(error)}`);
+    return false;
+  }
   return true;
 }

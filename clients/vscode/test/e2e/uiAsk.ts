@@ -107,11 +107,17 @@ async function main(): Promise<number> {
     await page.screenshot({ path: screenshot });
     log(`screenshot: ${screenshot}`);
 
-    const where = (await cite.getAttribute("title")) ?? "";
+    // the title: the cited place, then the excerpt's lines that support the sentence
+    const title = (await cite.getAttribute("title")) ?? "";
+    const [where, ...support] = title.split(" · ");
     const m = /^(.+):(\d+)(?:-(\d+))?$/.exec(where);
     if (!m) {
-      throw new Error(`citation link has no location title: ${where}`);
+      throw new Error(`citation link has no location title: ${title}`);
     }
+    if (support.length === 0 || !support.every((line) => /^\d+: \S/.test(line))) {
+      throw new Error(`citation link shows no supporting lines: ${title}`);
+    }
+    log(`hover of the citation shows ${support.length} supporting line(s): ${support[0]}`);
     const [, citedPath, startText] = m;
     const startLine = Number(startText);
     await cite.click();

@@ -14,6 +14,7 @@ interface Manifest {
     commands: { command: string; title: string; category: string }[];
     configuration: { properties: Record<string, { scope?: string; default?: unknown }> };
     mcpServerDefinitionProviders: { id: string; label: string }[];
+    modelContextServerCollections: { id: string; label: string }[];
   };
 }
 
@@ -25,8 +26,13 @@ const properties = manifest.contributes.configuration.properties;
 
 describe("package.json", () => {
   it("declares the MCP server definition provider the extension registers", () => {
+    // under both names VS Code has used for the contribution point
     assert.deepEqual(
       manifest.contributes.mcpServerDefinitionProviders.map((p) => p.id),
+      [MCP_PROVIDER_ID],
+    );
+    assert.deepEqual(
+      manifest.contributes.modelContextServerCollections.map((p) => p.id),
       [MCP_PROVIDER_ID],
     );
   });
