@@ -76,6 +76,7 @@ class Workspace:
             config.search,
             rewrite=self._english_query,
             fill_fraction=self.indexer.fill_fraction,
+            unavailable=lambda: dict(self.indexer.unavailable),
         )
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()

@@ -79,6 +79,7 @@ class Searcher:
         config: SearchConfig,
         rewrite: Rewrite | None = None,
         fill_fraction: Callable[[str], float] | None = None,
+        unavailable: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -87,6 +88,8 @@ class Searcher:
         self.rewrite = rewrite
         #: how much of a space is filled (a deep tier's list counts as much as it covers)
         self.fill_fraction = fill_fraction or (lambda space: 1.0)
+        #: deep spaces that cannot be used now, and why (a model server that is down)
+        self.unavailable = unavailable or dict
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
 
     @property
@@ -170,6 +173,9 @@ class Searcher:
             # the things a Japanese question names in the user's own letters are nowhere here:
             # whatever its (rewritten) words found, it is not about this workspace
             confidence, reason, coverage = "low", "names nothing in this workspace", 0.0
+        for space, why in self.unavailable().items():
+            if space in filled:  # it holds vectors this search went without
+                found.missing.setdefault(space, why)
         notice = "; ".join(
             f"searched without the {space} vectors: {why}" for space, why in found.missing.items()
         )
