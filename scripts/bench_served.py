@@ -81,6 +81,9 @@ def main() -> int:
                     times[name].append(ans.timing["first_token_ms"])
             same += answers["local"] == answers["served"]
             print(f"{q['id']}: same={answers['local'] == answers['served']}", flush=True)
+            if answers["local"] != answers["served"]:
+                for name in ("local", "served"):
+                    print(f"   {name}: {' '.join(answers[name].split())[:160]}")
         for name, values in times.items():
             print(f"{name}: first token p50 {statistics.median(values):.0f} ms over {len(values)}")
         print(f"identical answers: {same}/{len(questions)}")

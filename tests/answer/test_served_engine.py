@@ -216,6 +216,19 @@ def test_a_served_model_streams_a_cited_answer(served_workspace: Workspace) -> N
 
 @pytest.mark.slow
 @needs_model
+def test_a_follow_up_through_a_served_model_continues_the_conversation(
+    served_workspace: Workspace,
+) -> None:
+    first = served_workspace.answers.ask("Where do we retry failed uploads?")
+    second = served_workspace.answers.ask(
+        "How long does it wait between the attempts?", thread=first.thread
+    )
+    assert second.thread == first.thread
+    assert second.found and second.citations[0].path == "src/uploader.py", second.answer
+
+
+@pytest.mark.slow
+@needs_model
 def test_a_served_model_rewrites_a_japanese_question_for_search(
     served_workspace: Workspace,
 ) -> None:
