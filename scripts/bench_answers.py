@@ -128,6 +128,11 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
     if args.extractive:
         config.answer.use_packaged_model = False
         config.answer.model_path = ""
+    if args.served:
+        # the same questions through a model server (e.g. python -m groundls.answer.llama_server)
+        config.answer.engine = "openai"
+        config.answer.base_url = args.served
+        config.answer.model = args.served_model
     workspace = Workspace.open(CORPORA / SETS[name][1], config, Path(args.index_root) / name)
     t0 = time.perf_counter()
     report = workspace.index()
@@ -398,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sets", default="click,click-ja,ja,devref-ja,requests-qa")
     ap.add_argument("--deep", action="store_true", help="fill the deep tier before asking")
+    ap.add_argument("--served", default="", help="answer through this OpenAI-compatible URL")
+    ap.add_argument("--served-model", default="qwen", help="the model name it serves")
     ap.add_argument("--style", default=None, choices=["text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
