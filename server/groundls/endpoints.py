@@ -8,6 +8,8 @@ setting. Every face shows the host content is sent to (:func:`describe`).
 from __future__ import annotations
 
 import ipaddress
+import os
+from typing import Any
 from urllib.parse import urlsplit
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
@@ -51,3 +53,37 @@ def check(base_url: str, allow_remote: bool, setting: str) -> str:
 def describe(host: str) -> str:
     """How a face names where content goes: "" for this machine."""
     return "" if is_loopback(host) else f"workspace content is sent to {host}"
+
+
+def client(
+    setting: str,
+    base_url: str,
+    model: str,
+    *,
+    allow_remote: bool,
+    api_key_env: str,
+    timeout_s: float,
+    connect_timeout_s: float,
+    retries: int,
+) -> tuple[Any, str]:
+    """The official ``openai`` client for a model server, and the server's host (for
+    :func:`describe`). :class:`EndpointRefused` says what to do when the client is not
+    installed, ``{setting}.model`` is unset or content would leave without opt-in. The key is
+    read from the environment variable ``api_key_env`` names, never stored."""
+    try:
+        import openai
+    except ImportError:
+        raise EndpointRefused(
+            f'{setting} needs the openai client: pip install "groundls[served]"'
+        ) from None
+    if not model:
+        raise EndpointRefused(f"{setting}.model is not set (the name the endpoint serves)")
+    host = check(base_url, allow_remote, setting)
+    key = os.environ.get(api_key_env, "") if api_key_env else ""
+    made = openai.OpenAI(
+        base_url=base_url.rstrip("/"),
+        api_key=key or "not-needed",
+        timeout=openai.Timeout(timeout_s, connect=connect_timeout_s),
+        max_retries=max(0, retries),
+    )
+    return made, host

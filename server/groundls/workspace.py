@@ -150,11 +150,11 @@ class Workspace:
     def sends_to(self) -> list[str]:
         """Where workspace content goes beyond this machine (model servers the user allowed):
         one line each, [] when nothing leaves it. Every face shows these."""
-        notes = [
-            getattr(self.models.get(s), "remote_note", "")
-            for s in self.policy.all_spaces
-            if s == SERVED_SPACE
-        ]
+        notes = (
+            [getattr(self.models.get(SERVED_SPACE), "remote_note", "")]
+            if self.policy.served
+            else []
+        )
         if self.config.answer.engine == "openai":
             notes.append(self.answers.status().get("sends_to", ""))
         return [n for n in dict.fromkeys(notes) if n]

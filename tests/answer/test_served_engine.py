@@ -121,10 +121,10 @@ def test_a_broken_server_is_a_clear_error_within_the_timeouts(mode: str, says: s
     server = FaultServer(mode)
     try:
         model = ServedLLM(server.config(first_token_timeout_s=1.0, connect_timeout_s=1.0))
-        started = time.monotonic()
+        # "did not answer in time" is the timeout's own error: the silent server would only
+        # close the connection (not reachable) after its 30 s
         with pytest.raises(ServedModelError, match=says):
             list(model.stream([{"role": "user", "content": "hi"}]))
-        assert time.monotonic() - started < 10  # the 1 s timeouts, not the server's 30 s
     finally:
         server.close()
 

@@ -15,7 +15,6 @@ answers extractively and says why. Reasoning is dropped by the service for every
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -64,31 +63,22 @@ class ServedLLM:
 
     def __init__(self, config: AnswerConfig) -> None:
         try:
-            import openai
-        except ImportError as exc:
-            raise ServedModelError(
-                'the openai engine needs the openai client: pip install "groundls[served]"'
-            ) from exc
-        if not config.model:
-            raise ServedModelError("answer.model is not set (the name the endpoint serves)")
-        try:
-            self.host = endpoints.check(config.base_url, config.allow_remote, "answer")
+            self._client, self.host = endpoints.client(
+                "answer",
+                config.base_url,
+                config.model,
+                allow_remote=config.allow_remote,
+                api_key_env=config.api_key_env,
+                timeout_s=config.first_token_timeout_s,
+                connect_timeout_s=config.connect_timeout_s,
+                retries=config.retries,
+            )
         except endpoints.EndpointRefused as exc:
             raise ServedModelError(str(exc)) from None
         self.config = config
         self.base_url = config.base_url.rstrip("/")
         self.model = config.model
         self.spec = ServedSpec(f"{config.model} @ {self.host}", self.base_url)
-        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-        self._client = openai.OpenAI(
-            base_url=self.base_url,
-            api_key=key or "not-needed",
-            timeout=openai.Timeout(
-                config.first_token_timeout_s,
-                connect=config.connect_timeout_s,
-            ),
-            max_retries=max(0, config.retries),
-        )
         self._lock = threading.Lock()
         #: prompt tokens the endpoint reads per second, measured from its answers (sizes the
         #: excerpts as the local model's measured speed does)

@@ -9,7 +9,6 @@ the space waits (:class:`EmbedderUnavailable`), search goes on with what is ther
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,27 +26,21 @@ class ServedEmbedder:
 
     def __init__(self, config: ServedEmbeddingsConfig, known_dim: int | None = None) -> None:
         try:
-            import openai
-        except ImportError as exc:
-            raise EmbedderUnavailable(
-                'served embeddings need the openai client: pip install "groundls[served]"'
-            ) from exc
-        if not config.model:
-            raise EmbedderUnavailable("embeddings.served.model is not set")
-        try:
-            self.host = endpoints.check(config.base_url, config.allow_remote, "embeddings.served")
+            self._client, self.host = endpoints.client(
+                "embeddings.served",
+                config.base_url,
+                config.model,
+                allow_remote=config.allow_remote,
+                api_key_env=config.api_key_env,
+                timeout_s=config.timeout_s,
+                connect_timeout_s=config.connect_timeout_s,
+                retries=1,
+            )
         except endpoints.EndpointRefused as exc:
             raise EmbedderUnavailable(str(exc)) from None
         self.config = config
         self.name = config.model
         self._dim = known_dim
-        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
-        self._client = openai.OpenAI(
-            base_url=config.base_url.rstrip("/"),
-            api_key=key or "not-needed",
-            timeout=openai.Timeout(config.timeout_s, connect=config.connect_timeout_s),
-            max_retries=1,
-        )
         self._gate = QueryFirst()
 
     @property
