@@ -130,6 +130,8 @@ class IndexReport:
     embedded_parts: int = 0
     #: chunk vectors taken from the index by content hash instead of the model
     reused: int = 0
+    #: chunk vectors embedded, by space (the fast and deep tiers' models)
+    by_space: dict[str, int] = field(default_factory=dict)
     #: files skipped, by reason (binary, too-large, invalid-utf8, secret, ...)
     skipped: dict[str, int] = field(default_factory=dict)
     #: secret values found inside indexed files and redacted before chunking

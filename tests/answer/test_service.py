@@ -7,10 +7,12 @@ import threading
 import time
 
 import pytest
+from groundls.chunkers.textrules import estimate_llm_tokens
 
 from groundls.answer import followup, model_files
 from groundls.answer import service as answer_service
 from groundls.answer.hygiene import loop_start
+from groundls.answer.prompt import system_prompt
 from groundls.answer.service import AnswerService
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
@@ -454,6 +456,16 @@ def test_the_excerpt_budget_leaves_out_the_time_the_search_took_and_the_rest_of_
     longer = "where is it? " * 10
     assert svc._context_budget(model, longer, "en") < idle
     assert svc._context_budget(model, "どこにありますか", "ja") < idle
+
+
+def test_a_model_server_that_reads_the_whole_prompt_gets_the_system_prompt_counted_against_it():
+    model = FakeModel(["x"])
+    model.prefill_rate = 400.0
+    svc, _ = service([UPLOAD], model, context_tokens=3000, first_token_s=5.0)
+    keeps_state = svc._context_budget(model, "where is it?", "en")
+    model.reads_whole_prompt = True  # its speed was measured over every message
+    system = estimate_llm_tokens(system_prompt("en"))
+    assert svc._context_budget(model, "where is it?", "en") == keeps_state - system
 
 
 def test_a_first_token_target_of_zero_always_uses_the_configured_context():

@@ -83,6 +83,9 @@ class ServedLLM:
         #: prompt tokens the endpoint reads per second, measured from its answers (sizes the
         #: excerpts as the local model's measured speed does)
         self.prefill_rate: float | None = None
+        #: the speed above is over every message (a server may or may not keep the system
+        #: prompt's state), so the excerpt budget counts the system prompt against it
+        self.reads_whole_prompt = True
         self.last_load_ms = 0.0
 
     @property

@@ -21,6 +21,7 @@ from groundls.answer.prompt import (
     excerpt_label,
     excerpt_name,
     fit_excerpts,
+    system_prompt,
     user_prompt,
 )
 from groundls.answer.rewrite import QueryRewriter
@@ -399,8 +400,9 @@ class AnswerService:
         prompt-reading speed) in what is left of ``first_token_s`` once the search has taken
         ``spent_s`` and the rest of the prompt (question, headings, reminder) is read; between
         ``MIN_CONTEXT_TOKENS`` and ``context_tokens``. Before any speed is known,
-        ``FIRST_CONTEXT_TOKENS``. (The system prompt is read once and kept, so it is not
-        counted.)"""
+        ``FIRST_CONTEXT_TOKENS``. The in-process model reads the system prompt once and keeps
+        its state, so it is not counted; a model server's speed is measured over the whole
+        prompt (``reads_whole_prompt``), so the system prompt is counted against it too."""
         cap = self.config.context_tokens
         target = self.config.first_token_s
         if target <= 0 or model is None:
@@ -409,6 +411,8 @@ class AnswerService:
         if not rate:
             return min(cap, FIRST_CONTEXT_TOKENS)
         rest = count(user_prompt(question, [], language)) + CHAT_MARKUP_TOKENS
+        if getattr(model, "reads_whole_prompt", False):
+            rest += count(system_prompt(language))
         fit = int(rate * max(0.0, target - spent_s)) - rest
         return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
 

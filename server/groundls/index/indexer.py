@@ -9,15 +9,15 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file, sentence_parts
+from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file
 from groundls.config import Config
 from groundls.index import secrets as secrets_redaction
 from groundls.index.embedders import Embedders, EmbedderUnavailable
+from groundls.index.embedding import ChunkVectors, blob_of, embed_chunks
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import FileRecord, SpaceInfo, Store
 from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
@@ -35,7 +35,41 @@ EMBED_BATCH = 64
 DEEP_BATCH = 32
 
 ProgressCallback = Callable[[IndexProgress], None]
-_Pending = list[tuple[WorkspaceFile, str, list[Chunk]]]
+
+
+@dataclass
+class Built:
+    """One changed file, chunked and embedded (or why it could not be chunked): what a build
+    step hands back for the index to write."""
+
+    file: WorkspaceFile
+    checksum: str
+    chunks: list[Chunk]
+    vectors: ChunkVectors
+    error: str = ""
+
+
+#: A build step: changed files as (file, text, checksum) -> their chunks and vectors. The index
+#: run's own is ``Indexer.build_here``; ``groundls.index.cluster`` runs one on a Ray cluster.
+BuildStep = Callable[[Iterator[tuple[WorkspaceFile, str, str]], IndexReport], Iterator[Built]]
+
+
+def visible_text(path: str, text: str, config: Config) -> tuple[str, int]:
+    """A file's text as the index may hold and show it: secret values redacted (unless the user
+    opted in to indexing secrets); and how many were."""
+    if config.index_secrets:
+        return text, 0
+    redacted = secrets_redaction.redact(path, text)
+    if redacted.count:
+        log.info("%s: %d secret value(s) redacted", path, redacted.count)
+    return redacted.text, redacted.count
+
+
+def chunk_visible(path: str, text: str, config: Config) -> tuple[list[Chunk], int]:
+    """A file's chunks as the index may hold them (see ``visible_text``), and how many secret
+    values were redacted."""
+    text, redacted = visible_text(path, text, config)
+    return chunk_file(path, text, config.chunk_options), redacted
 
 
 class Indexer:
@@ -110,18 +144,6 @@ class Indexer:
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
-    def visible_text(self, path: str, text: str, report: IndexReport | None = None) -> str:
-        """A file's text as the index may hold and show it: secret values redacted (unless the
-        user opted in to indexing secrets)."""
-        if self.config.index_secrets:
-            return text
-        redacted = secrets_redaction.redact(path, text)
-        if redacted.count:
-            if report is not None:
-                report.secrets_redacted += redacted.count
-            log.info("%s: %d secret value(s) redacted", path, redacted.count)
-        return redacted.text
-
     def read_visible(self, path: str) -> str | None:
         """The text of an indexable workspace file (the walk's rules: inside the workspace, not
         ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise."""
@@ -129,16 +151,23 @@ class Indexer:
         if not isinstance(state, WorkspaceFile):
             return None
         text = read_text(state, self.config.max_file_bytes)
-        return None if isinstance(text, Skipped) else self.visible_text(path, text)
+        return None if isinstance(text, Skipped) else visible_text(path, text, self.config)[0]
 
     def _chunk(self, path: str, text: str, report: IndexReport | None = None) -> list[Chunk]:
         """The file's chunks, secret values redacted first (unless the user opted in)."""
-        return chunk_file(path, self.visible_text(path, text, report), self.config.chunk_options)
+        chunks, redacted = chunk_visible(path, text, self.config)
+        if report is not None:
+            report.secrets_redacted += redacted
+        return chunks
 
     def index(
-        self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None
+        self,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+        build: BuildStep | None = None,
     ) -> IndexReport:
-        """Bring the whole index up to date with the workspace on disk."""
+        """Bring the whole index up to date with the workspace on disk; ``build`` chunks and
+        embeds the changed files (default: here, the fast tier)."""
         started = time.perf_counter()
         with self._write_lock:
             self._running += 1
@@ -150,7 +179,7 @@ class Indexer:
                 for path in set(self.store.file_checksums()) - present:
                     if self.store.remove_file(path):
                         report.files_removed += 1
-                self._index_files(files, skipped, report, progress, cancel)
+                self._index_files(files, skipped, report, progress, cancel, build)
                 self._record_skipped(skipped, report, replace_all=True)
                 self.last_error = None
             except Exception as exc:
@@ -284,7 +313,7 @@ class Indexer:
                     self._mark_unavailable(space, str(exc))  # nothing written, nothing lost
                     break
                 for h, vector in zip(hashes, vectors, strict=True):
-                    blobs[h] = _blob(vector)
+                    blobs[h] = blob_of(vector)
                 rows = [(rowid, h, blobs[h]) for rowid, h, _ in todo]
                 with self._write_lock:
                     self.store.add_vectors(space, rows)
@@ -340,32 +369,22 @@ class Indexer:
         for s in skipped:
             report.skipped[s.reason] = report.skipped.get(s.reason, 0) + 1
 
-    def _index_files(
+    def _changed(
         self,
         files: Sequence[WorkspaceFile],
         skipped: list[Skipped],
         report: IndexReport,
-        progress: ProgressCallback | None,
+        tick: Callable[[str], None],
         cancel: threading.Event | None,
-    ) -> None:
+    ) -> Iterator[tuple[WorkspaceFile, str, str]]:
+        """(file, text, checksum) of each file whose content the index does not hold yet;
+        unchanged files are counted and passed, unreadable ones skipped (and removed)."""
         stored = self.store.file_checksums()
         stats = self.store.file_stats()
-        total = len(files)
-        pending: _Pending = []
-        pending_chunks = 0
-        done = 0
-
-        def tick(path: str) -> None:
-            nonlocal done
-            done += 1
-            self.progress = IndexProgress(done, total, path, report.chunks, report.embedded)
-            if progress:
-                progress(self.progress)
-
         for file in files:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
-                break
+                return
             text = read_text(file, self.config.max_file_bytes)
             if isinstance(text, Skipped):
                 skipped.append(text)
@@ -380,81 +399,104 @@ class Indexer:
                 report.files_unchanged += 1
                 tick(file.path)
                 continue
+            yield file, text, checksum
+
+    def _ticker(
+        self, total: int, report: IndexReport, progress: ProgressCallback | None
+    ) -> Callable[[str], None]:
+        """Counts files done into ``self.progress`` (and the caller's callback)."""
+        done = 0
+
+        def tick(path: str) -> None:
+            nonlocal done
+            done += 1
+            self.progress = IndexProgress(done, total, path, report.chunks, report.embedded)
+            if progress:
+                progress(self.progress)
+
+        return tick
+
+    def _index_files(
+        self,
+        files: Sequence[WorkspaceFile],
+        skipped: list[Skipped],
+        report: IndexReport,
+        progress: ProgressCallback | None,
+        cancel: threading.Event | None,
+        build: BuildStep | None = None,
+    ) -> None:
+        tick = self._ticker(len(files), report, progress)
+        changed = self._changed(files, skipped, report, tick, cancel)
+        for built in (build or self.build_here)(changed, report):
+            if built.error:
+                report.errors.append(f"{built.file.path}: chunking failed: {built.error}")
+                skipped.append(Skipped(built.file.path, "chunker-error"))
+            else:
+                self.write_file(built.file, built.checksum, built.chunks, built.vectors, report)
+            tick(built.file.path)
+
+    def build_here(
+        self, changed: Iterator[tuple[WorkspaceFile, str, str]], report: IndexReport
+    ) -> Iterator[Built]:
+        """Chunk the changed files here and embed them in batches of about ``EMBED_BATCH``
+        chunks, in the fast tier's spaces (the deep tier is filled afterwards); vectors the index
+        holds for the same content are reused."""
+        deferred = self.policy.deferred
+        pending: list[tuple[WorkspaceFile, str, list[Chunk]]] = []
+        failed: list[Built] = []
+
+        def flush() -> Iterator[Built]:
+            vectors = embed_chunks(
+                (chunk for _, _, chunks in pending for chunk in chunks),
+                self.policy,
+                self.models,
+                embed=lambda space: space not in deferred,
+                stored=self.store.stored_vector,
+                stored_parts=self.store.stored_parts,
+            )
+            vectors.count_into(report)
+            for file, checksum, chunks in pending:
+                yield Built(file, checksum, chunks, vectors)
+            yield from failed
+            pending.clear()
+            failed.clear()
+
+        pending_chunks = 0
+        for file, text, checksum in changed:
             try:
                 chunks = self._chunk(file.path, text, report)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
-                report.errors.append(f"{file.path}: chunking failed: {exc}")
-                skipped.append(Skipped(file.path, "chunker-error"))
-                tick(file.path)
+                failed.append(Built(file, checksum, [], ChunkVectors(), error=str(exc)))
                 continue
             pending.append((file, checksum, chunks))
             pending_chunks += len(chunks)
             if pending_chunks >= EMBED_BATCH:
-                self._flush(pending, report, tick)
-                pending, pending_chunks = [], 0
-        if pending:
-            self._flush(pending, report, tick)
+                yield from flush()
+                pending_chunks = 0
+        if pending or failed:
+            yield from flush()
 
-    def _flush(self, pending: _Pending, report: IndexReport, tick: Callable[[str], None]) -> None:
-        """Embed what has no stored vector yet, then write each file in its own transaction."""
+    def write_file(
+        self,
+        file: WorkspaceFile,
+        checksum: str,
+        chunks: Sequence[Chunk],
+        vectors: ChunkVectors,
+        report: IndexReport,
+    ) -> None:
+        """Write one file's chunks and their vectors in its own transaction (a run stopped
+        between files resumes from the next one)."""
         self._deep_after.clear()  # rewritten chunks may need the deep tier again
         self._deep_order = None
-        found: dict[tuple[str, str], bytes] = {}
-        missing: dict[str, dict[str, str]] = {}
-        found_parts: dict[str, list[bytes]] = {}
-        missing_parts: dict[str, list[str]] = {}
-        deferred = self.policy.deferred
-        for _, _, chunks in pending:
-            for chunk in chunks:
-                if self.policy.has_parts(chunk) and chunk.content_hash not in found_parts:
-                    stored = self.store.stored_parts(PARTS_SPACE, chunk.content_hash)
-                    if stored is not None:
-                        found_parts[chunk.content_hash] = stored
-                    else:
-                        missing_parts.setdefault(chunk.content_hash, sentence_parts(chunk))
-                for space in self.policy.spaces_for(chunk):
-                    key = (space, chunk.content_hash)
-                    if key in found or chunk.content_hash in missing.get(space, {}):
-                        continue
-                    blob = self.store.stored_vector(space, chunk.content_hash)
-                    if blob is None:
-                        if space not in deferred:  # the deep tier is filled afterwards
-                            missing.setdefault(space, {})[chunk.content_hash] = chunk.embed_text
-                    else:
-                        found[key] = blob
-                        report.reused += 1
-        for space, texts in missing.items():
-            hashes = list(texts)
-            vectors = self.models.get(space).embed([texts[h] for h in hashes])
-            for h, vec in zip(hashes, vectors, strict=True):
-                found[(space, h)] = _blob(vec)
-            report.embedded += len(hashes)
-        if missing_parts:
-            texts = [t for part_texts in missing_parts.values() for t in part_texts]
-            vectors_iter = iter(self.models.get(PARTS_SPACE).embed(texts))
-            for h, part_texts in missing_parts.items():
-                found_parts[h] = [_blob(next(vectors_iter)) for _ in part_texts]
-            report.embedded_parts += len(texts)
-        for file, checksum, chunks in pending:
-            language, kind = (chunks[0].language, chunks[0].kind) if chunks else ("", "")
-            spaces = [
-                tuple(s for s in self.policy.spaces_for(c) if (s, c.content_hash) in found)
-                for c in chunks
-            ]
-            vectors = [
-                {s: found[(s, c.content_hash)] for s in sp}
-                for c, sp in zip(chunks, spaces, strict=True)
-            ]
-            parts = [
-                {PARTS_SPACE: found_parts[c.content_hash]} if self.policy.has_parts(c) else {}
-                for c in chunks
-            ]
-            record = FileRecord(file.path, checksum, file.size, file.mtime_ns, language, kind)
-            self.store.replace_file(record, chunks, spaces, vectors, parts)
-            report.files_indexed += 1
-            report.chunks += len(chunks)
-            tick(file.path)
-
-
-def _blob(vector: np.ndarray) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
+        language, kind = (chunks[0].language, chunks[0].kind) if chunks else ("", "")
+        per_chunk = [vectors.of(c, self.policy) for c in chunks]
+        record = FileRecord(file.path, checksum, file.size, file.mtime_ns, language, kind)
+        self.store.replace_file(
+            record,
+            chunks,
+            [spaces for spaces, _, _ in per_chunk],
+            [vecs for _, vecs, _ in per_chunk],
+            [parts for _, _, parts in per_chunk],
+        )
+        report.files_indexed += 1
+        report.chunks += len(chunks)
