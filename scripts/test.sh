@@ -22,5 +22,9 @@ bash clients/vscode/scripts/check.sh
 echo "== VS Code extension: real extension host (code-server) and Chromium UI"
 GROUNDLS_PYTHON="$REPO/.venv/bin/python" bash clients/vscode/scripts/e2e.sh
 
+echo "== optional extras the tests exercise: Ray (a real local cluster)"
+# not part of the default install (scripts/install.sh); the cluster tests need it
+python -c "import ray.data" 2>/dev/null || python -m pip install -q -e '.[ray]'
+
 echo "== pytest"
 python -m pytest -ra

@@ -110,6 +110,8 @@ class IndexProgress:
     embedded: int = 0
     #: what done/total count: "files" for an index run, "chunks" while the deep tier fills
     unit: str = "files"
+    #: vectors embedded so far, by space (the tiers' models)
+    by_space: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass

@@ -19,6 +19,7 @@ import platformdirs
 from groundls.answer.service import AnswerService
 from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.config import Config, ServedEmbeddingsConfig
+from groundls.index.cluster import RayPlan, ray_build
 from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
 from groundls.index.indexer import Indexer
 from groundls.index.spaces import SERVED_SPACE, SpacePolicy
@@ -123,9 +124,12 @@ class Workspace:
         self,
         progress: Callable[[IndexProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        ray: RayPlan | None = None,
     ) -> IndexReport:
-        """Bring the whole index up to date with the workspace on disk."""
-        return self.indexer.index(progress, cancel)
+        """Bring the whole index up to date with the workspace on disk; with ``ray``, the
+        changed files are chunked and embedded on that Ray cluster."""
+        build = ray_build(self.config, self.policy, ray) if ray is not None else None
+        return self.indexer.index(progress, cancel, build)
 
     def refresh(self) -> IndexReport | None:
         """Bring the index up to date before a request, cheaply: the first time a full index,

@@ -23,6 +23,7 @@ from groundls.cli.common import (
     run_deep,
     run_index,
 )
+from groundls.index.cluster import RayPlan, RayUnavailable
 from groundls.results import Hit
 
 
@@ -38,6 +39,16 @@ def register(sub: Any) -> None:
         help="also fill the deep tier (MiniLM vectors) now; the language server fills it in "
         "the background",
     )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="chunk and embed on a Ray cluster (ADDRESS, e.g. ray://head:10001 or 'auto'; "
+        "without one a local cluster); needs pip install 'groundls[ray]'",
+    )
+    p.add_argument("--workers", type=int, help="Ray actors (default: the cluster's CPUs)")
+    p.add_argument("--cpus-per-worker", type=float, default=1.0, help="CPUs of each Ray actor")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("search", help="hybrid search; indexes first if needed")
@@ -84,8 +95,16 @@ def cmd_index(args: argparse.Namespace) -> int:
         args.workspace = args.path
     workspace = open_workspace(args, ensure_indexed=False)
     quiet = args.quiet or not sys.stderr.isatty()
+    ray = None
+    if args.ray:
+        # the deep tier is embedded on the cluster too; what it leaves (a model server's space)
+        # is filled here afterwards
+        ray = RayPlan(args.ray, args.workers, args.cpus_per_worker, deep=args.deep)
     try:
-        report = run_index(workspace, quiet=quiet)
+        try:
+            report = run_index(workspace, quiet=quiet, ray=ray)
+        except RayUnavailable as exc:
+            raise CliError(str(exc)) from None
         deep = run_deep(workspace, quiet=quiet) if args.deep else 0
         filled, wanted = workspace.deep_status()
         unavailable = workspace.unavailable_spaces

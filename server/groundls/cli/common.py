@@ -22,6 +22,7 @@ from rich.progress import (
 )
 
 from groundls.config import Config
+from groundls.index.cluster import RayPlan
 from groundls.results import MAX_K, IndexProgress, IndexReport, SearchFilters, WorkspaceError
 from groundls.workspace import Workspace
 
@@ -117,27 +118,25 @@ def _bar(label: str, counts: str) -> Progress:
     )
 
 
-def run_index(workspace: Workspace, quiet: bool) -> IndexReport:
-    """Index with a progress bar on a terminal (files done, chunks, embeddings per second)."""
+def run_index(workspace: Workspace, quiet: bool, ray: RayPlan | None = None) -> IndexReport:
+    """Index with a progress bar on a terminal (files done, chunks, embeddings per second; on a
+    Ray cluster, vectors per space)."""
     if quiet:
-        return workspace.index()
-    with _bar(
-        "indexing", "files · {task.fields[chunks]} chunks · {task.fields[rate]} emb/s"
-    ) as bar:
+        return workspace.index(ray=ray)
+    with _bar("indexing", "files · {task.fields[chunks]} chunks · {task.fields[rate]}") as bar:
         task = bar.add_task("index", total=None, chunks=0, rate="-")
         started = time.perf_counter()
 
         def on_progress(p: IndexProgress) -> None:
             elapsed = max(time.perf_counter() - started, 1e-6)
+            rate = f"{p.embedded / elapsed:.0f} emb/s"
+            if p.by_space:
+                rate = " ".join(f"{s} {n}" for s, n in p.by_space.items())
             bar.update(
-                task,
-                total=p.total_files,
-                completed=p.done_files,
-                chunks=p.chunks,
-                rate=f"{p.embedded / elapsed:.0f}",
+                task, total=p.total_files, completed=p.done_files, chunks=p.chunks, rate=rate
             )
 
-        return workspace.index(progress=on_progress)
+        return workspace.index(progress=on_progress, ray=ray)
 
 
 def run_deep(workspace: Workspace, quiet: bool) -> int:

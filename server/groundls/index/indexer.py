@@ -410,7 +410,9 @@ class Indexer:
         def tick(path: str) -> None:
             nonlocal done
             done += 1
-            self.progress = IndexProgress(done, total, path, report.chunks, report.embedded)
+            self.progress = IndexProgress(
+                done, total, path, report.chunks, report.embedded, by_space=dict(report.by_space)
+            )
             if progress:
                 progress(self.progress)
 
