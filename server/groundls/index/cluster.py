@@ -157,11 +157,12 @@ def ray_build(config: Config, policy: SpacePolicy, plan: RayPlan) -> BuildStep:
         dataset = ray.data.from_items(
             rows, override_num_blocks=-(-len(rows) // plan.files_per_batch)
         )
+        actors = min(workers, -(-len(rows) // plan.files_per_batch))
         out = dataset.map_batches(
             ChunkEmbedWorker,
             fn_constructor_kwargs={"config": config, "policy": policy, "spaces": spaces},
             batch_size=plan.files_per_batch,
-            concurrency=min(workers, -(-len(rows) // plan.files_per_batch)),
+            compute=ray.data.ActorPoolStrategy(size=actors),
             num_cpus=plan.cpus_per_worker,
             batch_format="numpy",
         )
