@@ -7,14 +7,19 @@ are answered from their in-memory copies (:mod:`groundls.index.vector_copies`).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from groundls.chunkers import MEMBERS
+from groundls.index.ann import ANN_FROM, AnnCopy
 from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
 from groundls.results import Hit, SearchFilters
+
+log = logging.getLogger("groundls.index")
 
 #: BM25 weight of the head column (path, title, symbol, breadcrumb) against the body.
 HEAD_WEIGHT = 3.0
@@ -47,6 +52,7 @@ class StoreReads:
     """Read queries over the index tables; the store provides the connection and the copies."""
 
     conn: Any
+    path: Path
     _copies: VectorCopies
     _parts_spaces: set[str]
 
@@ -60,8 +66,9 @@ class StoreReads:
         if space in self._parts_spaces:
             self._matrix(f"{space}_parts")
 
-    def _matrix(self, table: str) -> VectorMatrix | None:
-        """The in-memory copy of a large vector table (``space`` or ``space_parts``)."""
+    def _matrix(self, table: str) -> VectorMatrix | AnnCopy | None:
+        """The in-memory copy of a large vector table (``space`` or ``space_parts``): every
+        vector, or past ``ANN_FROM`` vectors a graph over int8 copies of them."""
         seq = int(self.get_meta("write_seq") or 0)
         matrix = self._copies.current(table, seq)
         if matrix is not None:
@@ -73,8 +80,41 @@ class StoreReads:
         dim = int(json.loads(self.get_meta(f"space:{space}") or "{}").get("dim", 0))
         rows = self.conn.execute(
             f"SELECT {_key_column(table)}, embedding, kind, language FROM vec_{table}"
-        ).fetchall()
-        return self._copies.put(table, VectorMatrix.from_rows(rows, dim), seq)
+        )
+        if count < ANN_FROM:
+            return self._copies.put(table, VectorMatrix.from_rows(rows.fetchall(), dim), seq)
+
+        def fetch(ids: Sequence[int]) -> np.ndarray:
+            return self.vectors_by_id(table, ids, dim)
+
+        path = self.ann_path(table)
+        copy = AnnCopy.load(path, seq, count, fetch)
+        if copy is None:
+            copy = AnnCopy.build(rows, dim, fetch)
+            try:
+                copy.save(path, seq)
+            except OSError as exc:  # a read-only place: built again next time
+                log.info("the vector graph of %s was not saved: %s", table, exc)
+        return self._copies.put(table, copy, seq)
+
+    def ann_path(self, table: str) -> Path:
+        """Where the vector graph of a large table is kept: beside the index file."""
+        return self.path.with_name(f"{self.path.stem}.{table}.usearch")
+
+    def vectors_by_id(self, table: str, ids: Sequence[int], dim: int) -> np.ndarray:
+        """The float32 vectors of these rows of ``vec_<table>``, in the order given."""
+        key = _key_column(table)
+        found: dict[int, bytes] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            sql = f"SELECT {key}, embedding FROM vec_{table} WHERE {key} IN ({','.join('?' * len(part))})"
+            found.update(self.conn.execute(sql, part).fetchall())
+        out = np.zeros((len(ids), dim), dtype=np.float32)
+        for i, rowid in enumerate(ids):
+            blob = found.get(int(rowid))
+            if blob is not None:
+                out[i] = np.frombuffer(blob, dtype=np.float32)
+        return out
 
     def knn(
         self,
@@ -110,7 +150,10 @@ class StoreReads:
         """(id, cosine distance) of the ``k`` nearest rows of ``vec_<table>``, nearest first."""
         matrix = self._matrix(table)
         if matrix is not None:
-            return matrix.search(vector, k, *_kinds_languages(scope))
+            found = matrix.search(vector, k, *_kinds_languages(scope))
+            if found is not None:
+                return found
+            # a filter the graph's candidates could not meet: the exact scan below
         where, params = _filters(scope)
         sql = (
             f"SELECT {_key_column(table)}, distance FROM vec_{table}"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from groundls.chunkers import Chunk
+from groundls.index.ann import AnnCopy
 from groundls.index.db import connect, migrate, transaction
 from groundls.index.history import History
 from groundls.index.reads import PART_STRIDE, StoreReads
@@ -86,6 +87,12 @@ class Store(StoreReads):
         return conn
 
     def close(self) -> None:
+        # a vector graph changed by this process's writes is kept for the next one
+        for table in self._copies.tables:
+            copy = self._copies.latest(table)
+            if isinstance(copy, AnnCopy) and copy.dirty:
+                with contextlib.suppress(OSError, RuntimeError):
+                    copy.save(self.ann_path(table), copy.seq)
         with self._lock:
             for conn in self._all:
                 # closing a connection made by another thread may fail; harmless at shutdown

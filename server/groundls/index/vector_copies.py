@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from groundls.index.ann import AnnCopy
+
 #: From this many vectors on, a space is searched from the copy. sqlite-vec's scan costs
 #: ~16-20 ms per 10k vectors here; loading the copy ~0.3-0.8 s per 10k, once per process.
 LARGE_INDEX = 5_000
@@ -156,6 +158,10 @@ class VectorMatrix:
         return cls(np.asarray(ids), matrix, [r[2] for r in rows], [r[3] for r in rows])
 
 
+#: A large table's copy: every vector, or (past ``ann.ANN_FROM``) a graph over int8 copies.
+Copy = VectorMatrix | AnnCopy
+
+
 class VectorCopies:
     """A store's in-memory copies of its large vector tables, kept in step with its writes.
 
@@ -164,7 +170,7 @@ class VectorCopies:
     """
 
     def __init__(self) -> None:
-        self._matrices: dict[str, VectorMatrix] = {}
+        self._matrices: dict[str, Copy] = {}
         self._lock = threading.Lock()
 
     @property
@@ -173,16 +179,16 @@ class VectorCopies:
         with self._lock:
             return set(self._matrices)
 
-    def latest(self, table: str) -> VectorMatrix | None:
+    def latest(self, table: str) -> Copy | None:
         with self._lock:
             return self._matrices.get(table)
 
-    def current(self, table: str, seq: int) -> VectorMatrix | None:
+    def current(self, table: str, seq: int) -> Copy | None:
         with self._lock:
             matrix = self._matrices.get(table)
             return matrix if matrix is not None and matrix.seq == seq else None
 
-    def put(self, table: str, matrix: VectorMatrix, seq: int) -> VectorMatrix:
+    def put(self, table: str, matrix: Copy, seq: int) -> Copy:
         matrix.seq = seq
         with self._lock:
             self._matrices[table] = matrix
