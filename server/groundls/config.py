@@ -102,6 +102,13 @@ class EmbeddingsConfig:
 
 
 @dataclass
+class IndexConfig:
+    #: a shared base index (``groundls index --export``): the workspace starts from it and
+    #: indexes only the files that differ (``--base FILE`` on the command line)
+    base: str = ""
+
+
+@dataclass
 class Config:
     #: Globs that bring back files the ignore rules exclude.
     include: list[str] = field(default_factory=list)
@@ -124,6 +131,7 @@ class Config:
     hover: HoverConfig = field(default_factory=HoverConfig)
     answer: AnswerConfig = field(default_factory=AnswerConfig)
     embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
 
     @property
     def chunk_options(self) -> ChunkOptions:

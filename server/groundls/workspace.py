@@ -7,6 +7,7 @@ language server hold a :class:`Workspace` and the result types, never the stages
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -19,6 +20,7 @@ import platformdirs
 from groundls.answer.service import AnswerService
 from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.config import Config, ServedEmbeddingsConfig
+from groundls.index import base as base_index
 from groundls.index.cluster import RayPlan, ray_build
 from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
 from groundls.index.indexer import Indexer
@@ -35,6 +37,8 @@ from groundls.results import (
     WorkspaceError,
 )
 from groundls.search.searcher import Searcher
+
+log = logging.getLogger("groundls")
 
 
 def default_index_path(workspace: Path, index_dir: Path | None = None) -> Path:
@@ -62,10 +66,15 @@ class Workspace:
         self.root = root
         self.config = config
         self.index_path = index_path
-        self.store = Store(index_path)
         served = config.embeddings.served
         self.policy = SpacePolicy(config.embedders, served=bool(served.base_url))
         models = dict(embedders or {})
+        self.base: Path | None = None
+        self.base_manifest: base_index.Manifest | None = None
+        if config.index.base:
+            self.base = Path(config.index.base).expanduser().resolve()
+            self.base_manifest = self._start_from_base(self.base, Embedders(models))
+        self.store = Store(index_path)
         if self.policy.served and SERVED_SPACE not in models:
             models[SERVED_SPACE] = _served_model(served, self.store)
         self.models = Embedders(models)
@@ -96,6 +105,37 @@ class Workspace:
         root = root.resolve()
         index_path = default_index_path(root, Path(index_dir).expanduser() if index_dir else None)
         return cls(root, config or Config(), index_path, embedders)
+
+    def _start_from_base(self, base: Path, models: Embedders) -> base_index.Manifest:
+        """Check the base index's models against this groundls's and make the workspace's index
+        start from it (once per base); the next index run re-indexes what differs."""
+        manifest = base_index.read_manifest(base)
+        wanted = {}
+        for space in self.policy.all_spaces:
+            if space in manifest.spaces and space != SERVED_SPACE:
+                model = models.get(space)
+                wanted[space] = {"model": model.name, "version": model.version, "dim": model.dim}
+        base_index.check_models(manifest, wanted, base.name)
+        if base_index.adopt(base, self.index_path, manifest):
+            log.info("index started from base %s (commit %s)", base.name, manifest.commit or "-")
+        return manifest
+
+    def export(self, dest: Path) -> base_index.Manifest:
+        """Write this index as a base for others (see ``groundls.index.base``)."""
+        return base_index.export(self.index_path, self.root, dest)
+
+    def base_status(self) -> dict[str, Any] | None:
+        """The base index this workspace started from: its file, commit, and how many files
+        differ from it (changed, new or deleted)."""
+        if self.base is None or self.base_manifest is None:
+            return None
+        return {
+            "file": self.base.name,
+            "commit": self.base_manifest.commit,
+            "dirty": self.base_manifest.dirty,
+            "created": self.base_manifest.created,
+            "overlaid": base_index.overlaid(self.store.conn, self.base),
+        }
 
     # -- indexing ----------------------------------------------------------------------------
 

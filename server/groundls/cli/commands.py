@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,11 @@ def register(sub: Any) -> None:
         metavar="ADDRESS",
         help="chunk and embed on a Ray cluster (ADDRESS, e.g. ray://head:10001 or 'auto'; "
         "without one a local cluster); needs pip install 'groundls[ray]'",
+    )
+    p.add_argument(
+        "--export",
+        metavar="FILE",
+        help="then write the index to FILE as a base for others (--base FILE, index.base)",
     )
     p.add_argument("--workers", type=int, help="Ray actors (default: the cluster's CPUs)")
     p.add_argument("--cpus-per-worker", type=float, default=1.0, help="CPUs of each Ray actor")
@@ -108,14 +114,23 @@ def cmd_index(args: argparse.Namespace) -> int:
         deep = run_deep(workspace, quiet=quiet) if args.deep else 0
         filled, wanted = workspace.deep_status()
         unavailable = workspace.unavailable_spaces
+        manifest = workspace.export(Path(args.export)) if args.export else None
     finally:
         workspace.close()
     if args.json:
         out = wire.report_json(report)
         out["deep"] = {"embedded": deep, "filled": filled, "wanted": wanted}
+        if manifest is not None:
+            out["export"] = {"file": Path(args.export).name, **asdict(manifest)}
         print(json.dumps(out, ensure_ascii=False))
         return 0
     print(report.summary)
+    if manifest is not None:
+        commit = manifest.commit[:12] or "no git commit"
+        print(
+            f"exported {Path(args.export).name}: {manifest.files} files, {manifest.chunks} chunks,"
+            f" {commit}{' (with local changes)' if manifest.dirty else ''}"
+        )
     if args.deep:
         print(f"deep tier: embedded {deep} chunks, {filled} of {wanted} ready")
     elif filled < wanted:
@@ -220,6 +235,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "unavailable": workspace.unavailable_spaces,
             "answers": workspace.answers.status(),
             "sends_to": workspace.sends_to(),
+            "base": workspace.base_status(),
         }
     finally:
         workspace.close()
@@ -234,6 +250,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     for space, why in out["unavailable"].items():
         print(f"  {space}: waiting ({why})")
+    if out["base"]:
+        base = out["base"]
+        print(
+            f"base: {base['file']} at {base['commit'][:12] or 'no git commit'}, "
+            f"{base['overlaid']} file(s) differ from it (indexed here)"
+        )
     answers = out["answers"]
     state = "loaded" if answers["loaded"] else "not loaded (loads on the first question)"
     load = f", loaded in {answers['load_ms']:.0f} ms" if answers.get("load_ms") else ""

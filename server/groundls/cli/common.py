@@ -46,6 +46,12 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config", help="JSON file with settings (same keys as the LSP 'groundls' section)"
     )
+    p.add_argument(
+        "--base",
+        metavar="FILE",
+        help="start from this shared base index (`groundls index --export`); only the files "
+        "that differ are indexed here (setting index.base)",
+    )
 
 
 def add_filters(p: argparse.ArgumentParser) -> None:
@@ -89,6 +95,8 @@ def load_config(args: argparse.Namespace) -> Config:
     config, warnings = Config.from_dict(data)
     for warning in warnings:
         print(f"groundls: warning: {warning}", file=sys.stderr)
+    if getattr(args, "base", None):
+        config.index.base = args.base
     return config
 
 
@@ -99,7 +107,9 @@ def open_workspace(args: argparse.Namespace, *, ensure_indexed: bool = True) -> 
         workspace = Workspace.open(args.workspace, load_config(args), args.index_dir)
     except WorkspaceError as exc:
         raise CliError(str(exc)) from exc
-    if ensure_indexed and not workspace.has_current_index:
+    if ensure_indexed and workspace.base is not None:
+        workspace.refresh()  # files that differ from the base (a stat-only walk when none do)
+    elif ensure_indexed and not workspace.has_current_index:
         run_index(workspace, quiet=not sys.stderr.isatty())
     return workspace
 

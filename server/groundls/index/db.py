@@ -16,18 +16,25 @@ class IndexError_(Exception):
     """The index file cannot be opened or is not a groundls index."""
 
 
-def connect(path: Path | str) -> Any:
-    """Open (creating if needed) an index database with sqlite-vec loaded and WAL on.
+def connect(path: Path | str, *, readonly: bool = False) -> Any:
+    """Open (creating if needed) an index database with sqlite-vec loaded and WAL on; with
+    ``readonly``, an existing one that is only read (a shared base index).
 
     The stdlib ``sqlite3`` of some Python builds cannot load extensions, so we use
     ``sqlean.py``, which bundles a recent SQLite with FTS5 and allows loading sqlite-vec.
     """
     try:
-        conn = sqlean.connect(str(path), timeout=30.0, check_same_thread=False)
+        if readonly:
+            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+            conn = sqlean.connect(uri, uri=True, timeout=30.0, check_same_thread=False)
+        else:
+            conn = sqlean.connect(str(path), timeout=30.0, check_same_thread=False)
         conn.isolation_level = None  # explicit BEGIN/COMMIT only
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
         conn.enable_load_extension(False)
+        if readonly:
+            return conn
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")

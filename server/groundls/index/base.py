@@ -1,0 +1,212 @@
+"""A shared base index: one machine (a CI job, a Ray cluster) builds and exports it, teammates
+start from it instead of indexing the same commit again.
+
+``groundls index --export FILE`` writes a self-contained copy of the index (no question history)
+with a manifest: the models of its spaces and their versions, the chunker, the source commit and
+the groundls version. A workspace whose ``index.base`` (``--base FILE``) names such a file takes
+it as its starting point: the base file is only ever read; the workspace's own index starts as a
+copy of it (made once per base), and the usual incremental run then re-indexes exactly the files
+whose content differs from the base, adds new files and drops deleted ones. A base whose models
+differ from this groundls's is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from groundls import __version__
+from groundls.chunkers import CHUNKER_VERSION
+from groundls.index.db import connect, transaction
+from groundls.results import WorkspaceError
+
+MANIFEST_KEY = "base_manifest"
+#: Meta keys of a workspace index made from a base: the base's id and path.
+BASE_ID_KEY = "base_id"
+
+
+class BaseRefused(WorkspaceError):
+    """A base index that cannot be used: missing, not an export, or built with other models."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a base index was built from."""
+
+    groundls: str
+    chunker: int
+    #: space -> {model, version, dim}
+    spaces: dict[str, dict[str, Any]]
+    #: the workspace's git commit when exported ("" outside git), and whether files differed
+    commit: str
+    dirty: bool
+    created: str
+    files: int
+    chunks: int
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def source_commit(root: Path) -> tuple[str, bool]:
+    """(HEAD commit, whether the work tree differs from it) of a git workspace; ("", False)
+    elsewhere."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if head.returncode != 0:
+            return "", False
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return head.stdout.strip(), bool(status.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        return "", False
+
+
+def export(index_path: Path, root: Path, dest: Path) -> Manifest:
+    """Write a self-contained copy of the index at ``index_path`` to ``dest``, without the
+    question history, with its manifest."""
+    dest = dest.expanduser().resolve()
+    if dest == index_path.resolve():
+        raise BaseRefused("the export must not overwrite the workspace's own index")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".partial")
+    partial.unlink(missing_ok=True)
+    source = connect(index_path)
+    try:
+        source.execute("VACUUM INTO ?", (str(partial),))
+    finally:
+        source.close()
+    conn = connect(partial)
+    try:
+        spaces = {
+            key.removeprefix("space:"): json.loads(value)
+            for key, value in conn.execute("SELECT key, value FROM meta WHERE key LIKE 'space:%'")
+        }
+        files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        commit, dirty = source_commit(root)
+        manifest = Manifest(
+            groundls=__version__,
+            chunker=CHUNKER_VERSION,
+            spaces={name: _model_of(info) for name, info in spaces.items()},
+            commit=commit,
+            dirty=dirty,
+            created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            files=files,
+            chunks=chunks,
+        )
+        with transaction(conn):
+            conn.execute("DELETE FROM history")  # a teammate's questions are theirs
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                (MANIFEST_KEY, json.dumps(asdict(manifest))),
+            )
+            conn.execute("DELETE FROM meta WHERE key = ?", (BASE_ID_KEY,))
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, read without a WAL
+    finally:
+        conn.close()
+    os.replace(partial, dest)
+    return manifest
+
+
+def _model_of(info: dict[str, Any]) -> dict[str, Any]:
+    return {key: info.get(key) for key in ("model", "version", "dim")}
+
+
+def read_manifest(path: Path) -> Manifest:
+    """The manifest of a base index file (opened read-only)."""
+    path = path.expanduser()
+    if not path.is_file():
+        raise BaseRefused(f"base index not found: {path}")
+    try:
+        conn = connect(path, readonly=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (MANIFEST_KEY,)).fetchone()
+        finally:
+            conn.close()
+    except Exception as exc:  # noqa: BLE001 - not SQLite, or not groundls's
+        raise BaseRefused(f"{path.name} is not a groundls index ({exc})") from None
+    if row is None:
+        raise BaseRefused(f"{path.name} has no manifest: make it with `groundls index --export`")
+    return Manifest(**json.loads(row[0]))
+
+
+def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]], name: str) -> None:
+    """Refuse a base whose spaces were embedded by other models (or another chunker) than this
+    groundls's (``wanted``: space -> {model, version, dim})."""
+    if manifest.chunker != CHUNKER_VERSION:
+        raise BaseRefused(
+            f"base {name} was chunked by chunker version {manifest.chunker}, this groundls "
+            f"uses {CHUNKER_VERSION}: export it again with this version"
+        )
+    for space, model in wanted.items():
+        theirs = manifest.spaces.get(space)
+        if theirs is not None and _model_of(theirs) != _model_of(model):
+            raise BaseRefused(
+                f"base {name} was built with {theirs.get('model')} {theirs.get('version')} for "
+                f"the {space} space, this groundls uses {model.get('model')} "
+                f"{model.get('version')}: export it again with this version"
+            )
+
+
+def adopt(base: Path, index_path: Path, manifest: Manifest) -> bool:
+    """Make ``index_path`` start from ``base`` unless it already did (the same base id): a copy,
+    written beside it and renamed into place. Returns whether it was copied."""
+    if index_path.is_file():
+        with contextlib.suppress(Exception):
+            conn = connect(index_path)
+            try:
+                row = conn.execute(
+                    "SELECT value FROM meta WHERE key = ?", (BASE_ID_KEY,)
+                ).fetchone()
+            finally:
+                conn.close()
+            if row is not None and row[0] == manifest.id:
+                return False
+    index_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = index_path.with_name(index_path.name + ".from-base")
+    shutil.copyfile(base, partial)
+    conn = connect(partial)
+    try:
+        with transaction(conn):
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (BASE_ID_KEY, manifest.id)
+            )
+    finally:
+        conn.close()
+    for stale in index_path.parent.glob(index_path.stem + ".*"):
+        if stale.name.endswith((".sqlite-wal", ".sqlite-shm", ".usearch", ".npz", ".json")):
+            stale.unlink(missing_ok=True)
+    os.replace(partial, index_path)
+    return True
+
+
+def overlaid(index_conn: Any, base: Path) -> int:
+    """Files of the workspace index that differ from the base: changed, new or deleted."""
+    conn = connect(base, readonly=True)
+    try:
+        theirs = dict(conn.execute("SELECT path, checksum FROM files").fetchall())
+    finally:
+        conn.close()
+    mine = dict(index_conn.execute("SELECT path, checksum FROM files").fetchall())
+    changed = sum(theirs.get(path) != checksum for path, checksum in mine.items())
+    return changed + sum(path not in mine for path in theirs)
