@@ -25,6 +25,7 @@ export interface ServerConfig {
     apiKeyEnv?: unknown;
     allowRemote?: unknown;
   };
+  index?: { base?: unknown };
 }
 
 /** Settings that only the client uses: how to start the server. */
@@ -58,6 +59,7 @@ export const SERVER_KEYS: readonly string[] = [
   "answer.model",
   "answer.apiKeyEnv",
   "answer.allowRemote",
+  "index.base",
 ];
 
 /** Settings holding a file path, where `~` and `${workspaceFolder}` are expanded. */
