@@ -54,6 +54,10 @@ class AnswerConfig:
     #: Seconds the answer should take to start: the excerpts are cut to what the model reads in
     #: that time on this machine (measured; never below 250 tokens). 0 = always context_tokens.
     first_token_s: float = 5.0
+    #: "brief": a few sentences; "full": numbered steps and short code blocks copied from the
+    #: excerpts where they apply, up to ``FULL_TOKENS_FACTOR`` times ``max_tokens`` (the time
+    #: limit still holds).
+    detail: str = "brief"
     #: "local" (the in-process llama.cpp model) or "openai" (any OpenAI-compatible
     #: /v1/chat/completions endpoint: Ollama, llama.cpp's server, vLLM, LM Studio, TGI).
     engine: str = "local"
@@ -141,6 +145,11 @@ class Config:
     def from_dict(cls, data: Any) -> tuple[Config, list[str]]:
         """Build a config from camelCase or snake_case keys; return it with warnings for bad values."""
         config, warnings = structure_lenient(cls, data, "groundls")
+        if config.answer.detail not in ANSWER_DETAILS:
+            warnings.append(
+                f"groundls.answer.detail: must be one of {', '.join(ANSWER_DETAILS)}; using brief"
+            )
+            config.answer.detail = "brief"
         if config.log_level not in LOG_LEVELS:
             warnings.append(
                 f"groundls.logLevel: must be one of {', '.join(LOG_LEVELS)}; using info"
@@ -150,3 +159,6 @@ class Config:
 
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
+ANSWER_DETAILS = ("brief", "full")
+#: A "full" answer may run to this many times ``answer.max_tokens``.
+FULL_TOKENS_FACTOR = 2

@@ -89,6 +89,7 @@ class FakeModel:
     def stream(self, messages, *, max_tokens, schema, cancel, deadline, stats, **_):
         self.calls += 1
         self.messages = messages
+        self.max_tokens = max_tokens
         if self.error:
             raise model_files.ModelError(self.error)
         stats.stop_reason = "stop"
@@ -833,3 +834,24 @@ def test_follow_up_rewrites_are_checked_for_script_and_content():
     assert followup.valid("ログレベルの既定値は何ですか？", earlier, "既定値は？")
     assert not followup.valid("What is the default log level?", earlier, "既定値は？")  # script
     assert not followup.valid("既定値は？", earlier, "既定値は？")  # nothing of the earlier turn
+
+
+def test_a_full_answer_asks_for_steps_and_code_from_the_excerpts_and_may_run_longer():
+    model = FakeModel(["Retries use backoff [1]."])
+    svc, _ = service([UPLOAD], model)
+    svc.ask("how do uploads retry?")
+    brief_system, brief_tokens = model.messages[0]["content"], model.max_tokens
+    svc.ask("how do uploads retry?", detail="full")
+    assert "numbered steps" in model.messages[0]["content"]
+    assert "numbered steps" not in brief_system
+    assert "code blocks copied" in model.messages[1]["content"]
+    assert model.max_tokens == 2 * brief_tokens
+
+
+def test_the_detail_setting_is_the_default_and_a_bad_detail_is_refused():
+    model = FakeModel(["Retries use backoff [1]."])
+    svc, _ = service([UPLOAD], model, detail="full")
+    svc.ask("how do uploads retry?")
+    assert "numbered steps" in model.messages[0]["content"]
+    with pytest.raises(AnswerError, match="detail must be one of brief, full"):
+        svc.ask("how do uploads retry?", detail="long")

@@ -127,6 +127,33 @@ _SYSTEM = {
     ),
 }
 
+#: Rule 4 for ``answer.detail`` "full": steps and code taken from the excerpts, still cited.
+_FULL_RULE = {
+    "en": (
+        "4. Answer fully: where the excerpts give steps, list them as numbered steps; where they "
+        "hold the code or command, add a short code block copied exactly from them. Every step "
+        "ends with the number of its excerpt. No filler."
+    ),
+    "ja": (
+        "4. 詳しく答えてください。抜粋に手順があれば番号付きの手順にし、抜粋にあるコードや"
+        "コマンドは短いコードブロックでそのまま引用してください。各手順の末尾に抜粋の番号を"
+        "付けてください。前置きは不要です。"
+    ),
+}
+
+_FULL_REMINDER = {
+    "en": (
+        "Answer the question using only the excerpts above, as numbered steps where they give "
+        "steps, with short code blocks copied from them where useful. End each step with the "
+        "number of the excerpt it comes from in square brackets, like [1]."
+    ),
+    "ja": (
+        "上の抜粋だけを根拠に、手順があれば番号付きの手順で、必要なら抜粋のコードをそのまま"
+        "短いコードブロックにして、日本語で答えてください。各手順の末尾に [1] のように抜粋の"
+        "番号を付けてください。"
+    ),
+}
+
 _JSON_RULE = {
     "en": (
         '\nReply with one JSON object: {"answer": the answer text with inline [n] citations, '
@@ -172,23 +199,29 @@ _USER = {
 OUTPUT_STYLES = ("text", "json")
 
 
-def system_prompt(language: Language, style: str = "text") -> str:
-    """The fixed system prompt for a language and output style (a cacheable prompt prefix)."""
+def system_prompt(language: Language, style: str = "text", detail: str = "brief") -> str:
+    """The fixed system prompt for a language, output style and detail (a cacheable prompt
+    prefix)."""
     lang = language if language in _SYSTEM else "en"
     text = _SYSTEM[lang]
+    if detail == "full":
+        rules = text.split("\n")
+        text = "\n".join(_FULL_RULE[lang] if r.startswith("4. ") else r for r in rules)
     if style == "json":
         text += _JSON_RULE[lang]
     return text
 
 
-def user_prompt(question: str, excerpts: Sequence[Excerpt], language: Language) -> str:
+def user_prompt(
+    question: str, excerpts: Sequence[Excerpt], language: Language, detail: str = "brief"
+) -> str:
     """Excerpts, the question, then the citation rule again (the model heeds the last words)."""
     lang = language if language in _USER else "en"
     words = _USER[lang]
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
+    reminder = _FULL_REMINDER[lang] if detail == "full" else words["reminder"]
     return (
-        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n"
-        f"{words['reminder']}"
+        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
     )
 
 
@@ -197,9 +230,10 @@ def build_messages(
     excerpts: Sequence[Excerpt],
     language: Language,
     style: str = "text",
+    detail: str = "brief",
 ) -> list[dict[str, str]]:
     """A stateless two-message chat: fixed system rules, then excerpts + question + reminder."""
     return [
-        {"role": "system", "content": system_prompt(language, style)},
-        {"role": "user", "content": user_prompt(question, excerpts, language)},
+        {"role": "system", "content": system_prompt(language, style, detail)},
+        {"role": "user", "content": user_prompt(question, excerpts, language, detail)},
     ]

@@ -28,7 +28,7 @@ from groundls.answer.rewrite import QueryRewriter
 from groundls.answer.served import ServedLLM
 from groundls.answer.thinking import without_thinking
 from groundls.chunkers.textrules import estimate_llm_tokens
-from groundls.config import AnswerConfig
+from groundls.config import ANSWER_DETAILS, FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.results import (
     MAX_ASK_K,
     Answer,
@@ -252,11 +252,16 @@ class AnswerService:
         on_token: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         thread: int | None = None,
+        detail: str | None = None,
     ) -> Answer:
         """Answer ``question`` from the workspace; ``thread``: a history thread it follows up (its
-        last turn makes the question standalone for the search and is shown to the model)."""
+        last turn makes the question standalone for the search and is shown to the model);
+        ``detail``: "brief" or "full" (default: ``answer.detail``)."""
         if not isinstance(question, str) or not question.strip():
             raise AnswerError("the question is empty")
+        detail = detail or self.config.detail
+        if detail not in ANSWER_DETAILS:
+            raise AnswerError(f"detail must be one of {', '.join(ANSWER_DETAILS)}")
         question = question.strip()
         if len(question) > _MAX_QUESTION_CHARS:
             raise AnswerError(f"the question is too long (over {_MAX_QUESTION_CHARS} characters)")
@@ -313,7 +318,7 @@ class AnswerService:
         count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
         terms = question_terms([question, found.searched_as])
         budget = self._context_budget(
-            model, question, language, spent_s=time.perf_counter() - t0, count=count
+            model, question, language, spent_s=time.perf_counter() - t0, count=count, detail=detail
         )
         excerpts = fit_excerpts(hits, budget, count, terms=terms)
         sources = [_citation(e) for e in excerpts]
@@ -328,7 +333,16 @@ class AnswerService:
             try:
                 hedge = _HEDGE[language] if found.confidence == "low" else ""
                 ans = self._generate(
-                    model, question, excerpts, language, on_token, cancel, t0, timing, hedge
+                    model,
+                    question,
+                    excerpts,
+                    language,
+                    on_token,
+                    cancel,
+                    t0,
+                    timing,
+                    hedge,
+                    detail=detail,
                 )
                 self._load_error = ""
             except model_files.ModelError as exc:
@@ -395,6 +409,7 @@ class AnswerService:
         *,
         spent_s: float = 0.0,
         count: TokenCounter = estimate_llm_tokens,
+        detail: str = "brief",
     ) -> int:
         """Excerpt tokens for this question: what the model reads on this machine (its measured
         prompt-reading speed) in what is left of ``first_token_s`` once the search has taken
@@ -410,9 +425,9 @@ class AnswerService:
         rate = getattr(model, "prefill_rate", None)
         if not rate:
             return min(cap, FIRST_CONTEXT_TOKENS)
-        rest = count(user_prompt(question, [], language)) + CHAT_MARKUP_TOKENS
+        rest = count(user_prompt(question, [], language, detail)) + CHAT_MARKUP_TOKENS
         if getattr(model, "reads_whole_prompt", False):
-            rest += count(system_prompt(language))
+            rest += count(system_prompt(language, detail=detail))
         fit = int(rate * max(0.0, target - spent_s)) - rest
         return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
 
@@ -458,11 +473,14 @@ class AnswerService:
         t0: float,
         timing: dict[str, float | None],
         hedge: str = "",
+        *,
+        detail: str = "brief",
     ) -> Answer:
         """The model's answer over the excerpts, streamed; ``hedge`` begins an answer that was
         found (shown with the first words, so it never arrives before them)."""
         style = self.style
-        messages = build_messages(question, excerpts, language, style)
+        messages = build_messages(question, excerpts, language, style, detail)
+        max_tokens = self.config.max_tokens * (FULL_TOKENS_FACTOR if detail == "full" else 1)
         deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
         stats = runtime.GenerationStats()
         raw_parts: list[str] = []
@@ -488,7 +506,7 @@ class AnswerService:
             for piece in without_thinking(
                 model.stream(
                     messages,
-                    max_tokens=self.config.max_tokens,
+                    max_tokens=max_tokens,
                     schema=ANSWER_SCHEMA if style == "json" else None,
                     cancel=cancel,
                     deadline=deadline,

@@ -41,6 +41,11 @@ def register(sub: Any) -> None:
         action="store_true",
         help="continue the workspace's last conversation (a new question starts a new one)",
     )
+    p.add_argument(
+        "--detail",
+        choices=["brief", "full"],
+        help="brief: a few sentences; full: steps and code from the excerpts (default: config)",
+    )
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("history", help="list past questions and answers")
@@ -67,14 +72,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 sys.stdin,
                 sys.stdout,
                 ("question", "query"),
-                lambda question: wire.answer_json(workspace.answers.ask(question, filters)),
+                lambda question: wire.answer_json(
+                    workspace.answers.ask(question, filters, detail=args.detail)
+                ),
             )
         try:
             if args.json:
-                ans = workspace.answers.ask(question, filters, thread=thread)
+                ans = workspace.answers.ask(question, filters, thread=thread, detail=args.detail)
                 print(json.dumps(wire.answer_json(ans), ensure_ascii=False))
                 return 0
-            return _interactive(workspace, question, filters, thread)
+            return _interactive(workspace, question, filters, thread, args.detail)
         except AnswerError as exc:
             raise CliError(str(exc)) from exc
     finally:
@@ -89,7 +96,11 @@ def _last_thread(workspace: Workspace) -> int:
 
 
 def _interactive(
-    workspace: Workspace, question: str, filters: SearchFilters, thread: int | None = None
+    workspace: Workspace,
+    question: str,
+    filters: SearchFilters,
+    thread: int | None = None,
+    detail: str | None = None,
 ) -> int:
     out = sys.stdout
     err = sys.stderr
@@ -112,7 +123,12 @@ def _interactive(
 
     with _held_log(live) as held:
         ans = workspace.answers.ask(
-            question, filters, on_sources=on_sources, on_token=on_token, thread=thread
+            question,
+            filters,
+            on_sources=on_sources,
+            on_token=on_token,
+            thread=thread,
+            detail=detail,
         )
     shown = "".join(streamed) if live else ""
     if not _same_text(shown, ans.answer):

@@ -138,19 +138,23 @@ class SearchArgs(_Filtered):
 class AskArgs(_Filtered):
     COMMAND: ClassVar[str] = ASK
     USAGE: ClassVar[str] = (
-        '{"question": "...", "thread"?: 12, "k"?: 6, "paths"?: [...], "languages"?: [...], '
-        '"kinds"?: [...]}'
+        '{"question": "...", "thread"?: 12, "detail"?: "brief"|"full", "k"?: 6, "paths"?: [...], '
+        '"languages"?: [...], "kinds"?: [...]}'
     )
 
     question: str
     uri: str | None = None
     #: a conversation to continue (the ``thread`` of an earlier answer)
     thread: int | None = None
+    #: "brief" or "full" (default: the answer.detail setting)
+    detail: str | None = None
 
     def __post_init__(self) -> None:
         _not_blank("question", self.question)
         if self.thread is not None and self.thread < 1:
             raise Invalid(f'"thread" must be an earlier answer\'s thread (>= 1), got {self.thread}')
+        if self.detail is not None and self.detail not in ("brief", "full"):
+            raise Invalid(f'"detail" must be "brief" or "full", got {self.detail!r}')
         self._check_filters(MAX_ASK_K)
         _file_uri(self.uri)
 

@@ -335,6 +335,7 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
             on_token=on_token,
             cancel=call.cancel,
             thread=args.thread,
+            detail=args.detail,
         )
     except AnswerError as exc:
         raise ArgError(f"{a.ASK}: {exc}") from exc

@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -308,13 +308,19 @@ def create_server(engine: Engine) -> MCPServer:
             int | None,
             Field(ge=1, description="continue a conversation: an earlier answer's thread"),
         ] = None,
+        detail: Annotated[
+            Literal["brief", "full"] | None,
+            Field(description="brief: a few sentences; full: steps and code from the sources"),
+        ] = None,
     ) -> Annotated[CallToolResult, text.AnswerRecord]:
         """A written answer from the workspace only, citing its sources as [n] -> path:lines, or
         "not found". Slower than search (a local model writes it: seconds to tens of seconds);
         prefer search + read when you can read code yourself."""
         question = _text(question, "question")
         filters = _filters(k, paths, None, None)
-        answer = await _run(engine, lambda ws: ws.answers.ask(question, filters, thread=thread))
+        answer = await _run(
+            engine, lambda ws: ws.answers.ask(question, filters, thread=thread, detail=detail)
+        )
         return _result(text.answer_text(answer), text.answer_record(answer))
 
     @server.tool(annotations=read_only)

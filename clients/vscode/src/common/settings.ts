@@ -24,6 +24,7 @@ export interface ServerConfig {
     model?: unknown;
     apiKeyEnv?: unknown;
     allowRemote?: unknown;
+    detail?: unknown;
   };
   index?: { base?: unknown };
 }
@@ -59,6 +60,7 @@ export const SERVER_KEYS: readonly string[] = [
   "answer.model",
   "answer.apiKeyEnv",
   "answer.allowRemote",
+  "answer.detail",
   "index.base",
 ];
 

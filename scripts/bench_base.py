@@ -1,0 +1,94 @@
+"""A teammate's first search against a shared base index (issue 35; BENCHMARKS.md).
+
+    python scripts/bench_base.py CHECKOUT [--work DIR]
+
+CHECKOUT is a git work tree (the CI machine's). It is indexed (the fast tier) and exported as a
+base; a second clone (other paths and modification times, as a teammate's) opens with that base
+and searches: the time from opening the workspace to the first search's results. Then one file
+is edited, one added and one deleted, and the overlay is checked by searching for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from groundls.config import Config
+from groundls.workspace import Workspace
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("checkout", type=Path)
+    ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument("--query", default="how are database connections pooled")
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="groundls-base-"))
+    base = work / "shared" / f"{args.checkout.name}.groundls"
+
+    started = time.perf_counter()
+    ci = Workspace.open(args.checkout, Config(), work / "ci-index")
+    report = ci.index()
+    built = time.perf_counter() - started
+    started = time.perf_counter()
+    manifest = ci.export(base)
+    exported = time.perf_counter() - started
+    ci.close()
+    print(f"CI: {report.files_indexed} files, {report.chunks} chunks indexed in {built:.0f} s; "
+          f"exported {base.stat().st_size / 1e6:.0f} MB in {exported:.1f} s "
+          f"(commit {manifest.commit[:12]})")  # fmt: skip
+
+    mine = work / "teammate" / args.checkout.name
+    if mine.exists():
+        shutil.rmtree(mine)
+    subprocess.run(["git", "clone", "-q", str(args.checkout), str(mine)], check=True)
+    config = Config()
+    config.index.base = str(base)
+    started = time.perf_counter()
+    ws = Workspace.open(mine, config, work / "my-index")
+    opened = time.perf_counter() - started
+    refreshed = ws.refresh()
+    ready = time.perf_counter() - started
+    hits = ws.search(args.query).hits
+    first = time.perf_counter() - started
+    print(f"teammate: opened (base copied, models checked) in {opened:.1f} s; files checked "
+          f"against the base in {ready - opened:.1f} s "
+          f"({refreshed.files_indexed if refreshed else 0} re-indexed); first search results "
+          f"{first:.1f} s after opening (target <= 10 s): {hits[0].path if hits else '-'}")  # fmt: skip
+
+    # an edit, a new file and a deleted one
+    victim = next(p for p in sorted(mine.rglob("*.rb")) if ".git" not in p.parts)
+    edited = next(p for p in sorted(mine.rglob("*.rb"), reverse=True) if ".git" not in p.parts)
+    edited.write_text(edited.read_text() + "\n# groundls_overlay_marker_edit\n")
+    (mine / "OVERLAY_NOTES.md").write_text("# Overlay\n\ngroundls_overlay_marker_new lives here.\n")
+    victim_rel = victim.relative_to(mine).as_posix()
+    victim.unlink()
+    started = time.perf_counter()
+    again = ws.refresh()
+    took = time.perf_counter() - started
+    edit_hit = ws.search("groundls_overlay_marker_edit").hits
+    new_hit = ws.search("groundls_overlay_marker_new").hits
+    gone = all(h.path != victim_rel for h in ws.search(victim.stem).hits)
+    status = ws.base_status() or {}
+    ws.close()
+    ok = (
+        bool(edit_hit)
+        and edit_hit[0].path == edited.relative_to(mine).as_posix()
+        and bool(new_hit)
+        and new_hit[0].path == "OVERLAY_NOTES.md"
+        and gone
+    )
+    print(f"overlay after an edit, a new file and a deletion: refreshed in {took:.1f} s "
+          f"({again.files_indexed if again else 0} indexed, "
+          f"{again.files_removed if again else 0} removed); {status.get('overlaid')} files differ "
+          f"from the base; search sees all three: {ok}")  # fmt: skip
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
