@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -152,6 +156,38 @@ def test_a_second_ray_run_resumes_and_writes_only_what_changed(
     ws.close()
     assert first.files_indexed > 10
     assert second.files_indexed == 1 and second.files_unchanged == first.files_indexed
+
+
+def test_a_driver_killed_mid_build_resumes_on_the_next_run_to_the_same_index(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    root = make_workspace(tmp_path / "ws", copies=6)
+    local = Workspace.open(root, Config(), tmp_path / "local")
+    local.index()
+    local.close()
+    index_dir = tmp_path / "ray"
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "groundls.cli", "index", "-q", "--ray", cluster.address,
+         "--workers", "2", "--index-dir", str(index_dir), str(root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    written = 0
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and driver.poll() is None:
+        for path in index_dir.glob("*.sqlite"):
+            with contextlib.suppress(Exception):
+                written = local_build_files(path)
+        if written >= 5:
+            driver.kill()  # the driver dies between files
+            break
+        time.sleep(0.2)
+    driver.wait(timeout=30)
+    assert 5 <= written < local_build_files(local.index_path)
+    ws = Workspace.open(root, Config(), index_dir)
+    report = ws.index(ray=ray_cluster.RayPlan(cluster.address, workers=2))
+    ws.close()
+    assert report.files_unchanged >= written  # what the killed run wrote is kept
+    assert_same_index(local.index_path, ws.index_path)
 
 
 def test_without_ray_installed_the_build_says_how_to_install_it(
