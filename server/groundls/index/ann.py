@@ -4,9 +4,9 @@ a space's vectors, its candidates rescored exactly with the float32 vectors the 
 The in-memory copy of :mod:`groundls.index.vector_copies` keeps every vector as float32 plus a
 projection: at 1M vectors of 256 dimensions that is 1.5 GB for one space and 31 ms a query. This
 copy holds int8 vectors and the graph (about 0.5 GB per million 256-d vectors) and answers in
-under a millisecond; the candidates' exact vectors are read from SQLite. Measured on 1M vectors
-(BENCHMARKS.md, ``scripts/bench_ann.py``): recall@10 0.993 against exact search at
-``EXPANSION`` 128; sqlite-vec's binary-quantised scan was 112 ms at 200k (rejected).
+a few milliseconds; the candidates' exact vectors are read from SQLite (one point lookup each).
+Measured on 1M vectors (BENCHMARKS.md, ``scripts/bench_ann.py``): recall@10 0.993 against exact
+search; sqlite-vec's binary-quantised scan was 112 ms at 200k (rejected).
 
 The graph takes minutes to build at a million vectors, so it is saved beside the index with the
 write sequence it matches, and loaded instead of rebuilt while that still holds.
@@ -25,10 +25,12 @@ log = logging.getLogger("groundls.index")
 
 #: From this many vectors on, a space is searched through the graph.
 ANN_FROM = 200_000
-#: Graph degree and the breadth of its searches (recall against speed, see above).
+#: Graph degree and the breadth of its searches. Measured at 1M vectors made around 1.5k real
+#: ones (clusters of ~700 near-equal vectors, the hard case of duplicated code): real queries'
+#: recall@10 0.27 at a breadth of 128-512, 0.80 at 1024, for 1.4 ms more (BENCHMARKS.md).
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION = 128
+EXPANSION = 1024
 #: Candidates taken from the graph and scored exactly (at least this, and 10 per result).
 CANDIDATES = 100
 #: With a kind or language filter, candidates are taken this many times over, then filtered.

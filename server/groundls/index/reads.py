@@ -102,18 +102,15 @@ class StoreReads:
         return self.path.with_name(f"{self.path.stem}.{table}.usearch")
 
     def vectors_by_id(self, table: str, ids: Sequence[int], dim: int) -> np.ndarray:
-        """The float32 vectors of these rows of ``vec_<table>``, in the order given."""
-        key = _key_column(table)
-        found: dict[int, bytes] = {}
-        for start in range(0, len(ids), 500):
-            part = list(ids[start : start + 500])
-            sql = f"SELECT {key}, embedding FROM vec_{table} WHERE {key} IN ({','.join('?' * len(part))})"
-            found.update(self.conn.execute(sql, part).fetchall())
+        """The float32 vectors of these rows of ``vec_<table>``, in the order given (one point
+        lookup each: vec0 answers ``key = ?`` from its index but scans every row for
+        ``key IN (...)``, 357 ms at 1M rows against 4 ms for 100 lookups)."""
+        sql = f"SELECT embedding FROM vec_{table} WHERE {_key_column(table)} = ?"
         out = np.zeros((len(ids), dim), dtype=np.float32)
         for i, rowid in enumerate(ids):
-            blob = found.get(int(rowid))
-            if blob is not None:
-                out[i] = np.frombuffer(blob, dtype=np.float32)
+            row = self.conn.execute(sql, (int(rowid),)).fetchone()
+            if row is not None:
+                out[i] = np.frombuffer(row[0], dtype=np.float32)
         return out
 
     def knn(
