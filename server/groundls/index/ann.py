@@ -31,8 +31,10 @@ ANN_FROM = 200_000
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION = 1024
-#: Candidates taken from the graph and scored exactly (at least this, and 10 per result).
-CANDIDATES = 100
+#: The graph's best candidates scored exactly with the index's float32 vectors (a point lookup
+#: each); the rest keep the graph's int8 distance. Measured at 1M: recall@10 the same with 30,
+#: 50 or 100 (1.0 on queries near stored vectors), 15 against 32 ms a search.
+EXACT_HEAD = 40
 #: With a kind or language filter, candidates are taken this many times over, then filtered.
 FILTER_OVERFETCH = 8
 
@@ -128,13 +130,14 @@ class AnnCopy:
             return []
         q = np.asarray(vector, dtype=np.float32)
         q = q / (float(np.linalg.norm(q)) or 1.0)
-        want = max(CANDIDATES, 10 * k, rescore or 0)
+        want = max(k, EXACT_HEAD, rescore or 0)
         kind_codes, lang_codes = self._codes(kinds), self._codes(languages)
         filtered = kind_codes is not None or lang_codes is not None
         if filtered:
             want *= FILTER_OVERFETCH
         found = self.index.search(q, min(want, len(self.ids)), threads=1)  # type: ignore[attr-defined]
         keys = np.asarray(found.keys, dtype=np.int64)
+        distances = np.asarray(found.distances, dtype=np.float64)
         if filtered:
             at = np.clip(np.searchsorted(self.ids, keys), 0, len(self.ids) - 1)
             keep = self.ids[at] == keys
@@ -142,14 +145,17 @@ class AnnCopy:
                 keep &= np.isin(self.kinds[at], kind_codes)
             if lang_codes is not None:
                 keep &= np.isin(self.languages[at], lang_codes)
-            keys = keys[keep]
+            keys, distances = keys[keep], distances[keep]
             if len(keys) < k:
                 return None
-        vectors = self.fetch(keys.tolist())
+        # the graph's best are scored exactly; the rest keep the int8 distance (their order
+        # only matters as ranks far down a fused list)
+        head = max(EXACT_HEAD, rescore or 0)
+        vectors = self.fetch(keys[:head].tolist())
         norms = np.maximum(np.linalg.norm(vectors, axis=1), 1e-12)
-        sims = (vectors @ q) / norms
-        top = np.argsort(-sims)[:k]
-        return [(int(keys[i]), float(1.0 - sims[i])) for i in top]
+        distances[:head] = 1.0 - (vectors @ q) / norms
+        top = np.argsort(distances, kind="stable")[:k]
+        return [(int(keys[i]), float(distances[i])) for i in top]
 
     def remove(self, rowids: Sequence[int]) -> None:
         if not rowids:
