@@ -59,8 +59,8 @@ class RayPlan:
 
 class ChunkEmbedWorker:
     """A Ray Data actor: holds the models and turns a batch of files into their chunks and
-    vectors. Rows carry the file's path, text and checksum in, its pickled chunks and vectors
-    out (or the chunking error)."""
+    vectors. Rows carry the file's path and text in; its path and its pickled chunks, vectors,
+    count of redacted secrets and chunking error (if any) out."""
 
     def __init__(self, config: Config, policy: SpacePolicy, spaces: tuple[str, ...]) -> None:
         self.config = config
