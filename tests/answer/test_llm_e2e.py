@@ -99,6 +99,17 @@ def test_english_question_about_a_japanese_doc_is_answered_in_english(service):
     assert "docs/logging.ja.md" in cited_paths(ans)
 
 
+def test_a_full_answer_runs_longer_line_by_line_and_stays_cited(service):
+    brief = service.ask("how do I configure retries for uploads?")
+    full = service.ask("how do I configure retries for uploads?", detail="full")
+    assert full.mode == "llm" and full.found, full.answer
+    lines = [ln for ln in full.answer.splitlines() if ln.strip()]
+    # steps on their own lines (the 1.5B model numbers them or not), more than the brief answer
+    assert len(lines) >= 3 and len(lines) > len(brief.answer.splitlines()), full.answer
+    assert "src/uploader.py" in cited_paths(full)
+    assert len(full.answer) > len(brief.answer)
+
+
 def test_unanswerable_question_is_not_found_without_invented_citations(service):
     ans = service.ask("What is the parental leave policy for employees?")
     assert not ans.found, ans.answer
