@@ -19,13 +19,16 @@ Methods:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
-import sqlite3
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
+
+from groundls.bench import Structured, _rss_mb
 
 
 def real_vectors(paths: list[str], space: str) -> np.ndarray:
@@ -33,29 +36,12 @@ def real_vectors(paths: list[str], space: str) -> np.ndarray:
 
     blobs = []
     for p in paths:
-        store = Store(__import__("pathlib").Path(p))
-        try:
+        store = Store(Path(p))
+        with contextlib.suppress(Exception):  # an index without that space
             blobs += [b for (b,) in store.conn.execute(f"SELECT embedding FROM vec_{space}")]
-        except sqlite3.OperationalError:
-            pass
         store.close()
     m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
     return m / np.linalg.norm(m, axis=1, keepdims=True)
-
-
-def structured(real: np.ndarray, n: int, rng: np.random.Generator, scale: float) -> np.ndarray:
-    """``n`` vectors: a random real vector plus noise with the real vectors' covariance."""
-    centred = real - real.mean(axis=0)
-    _, s, vt = np.linalg.svd(centred[: min(len(real), 20_000)], full_matrices=False)
-    s = s / np.sqrt(min(len(real), 20_000))
-    out = np.empty((n, real.shape[1]), dtype=np.float32)
-    for start in range(0, n, 100_000):
-        m = min(100_000, n - start)
-        base = real[rng.integers(0, len(real), m)]
-        noise = (rng.standard_normal((m, len(s))) * s) @ vt
-        v = base + scale * noise
-        out[start : start + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
-    return out
 
 
 def exact_top(data: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
@@ -78,14 +64,6 @@ def report(name: str, times: list[float], found: list[np.ndarray], truth: np.nda
           f"recall@10 {recall:.3f}; {extra}")  # fmt: skip
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("indexes", nargs="+")
@@ -106,8 +84,11 @@ def main() -> int:
     else:
         order = rng.permutation(len(real))
         held, pool = real[order[:200]], real[order[200:]]
-        data = structured(pool, args.n, rng, args.scale)
-        queries = held + args.scale * 0.5 * (structured(held, 200, rng, 1.0) - held)
+        shape = Structured(pool, args.scale)
+        data = np.vstack(
+            [shape.sample(min(100_000, args.n - i), rng) for i in range(0, args.n, 100_000)]
+        )
+        queries = held + args.scale * 0.5 * (Structured(held, 1.0).sample(200, rng) - held)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     print(f"{args.n} vectors of {dim} dims ({'random' if args.random else 'structured on'} "
           f"{len(real)} real {args.space} vectors), 200 queries; "
@@ -118,7 +99,7 @@ def main() -> int:
     if "pca" in methods:
         from groundls.index.vector_copies import VectorMatrix
 
-        before = rss_mb()
+        before = _rss_mb()
         started = time.perf_counter()
         vm = VectorMatrix(np.arange(args.n), data, ["code"] * args.n, ["python"] * args.n)
         build = time.perf_counter() - started
@@ -129,18 +110,18 @@ def main() -> int:
             times.append((time.perf_counter() - t) * 1000)
             found.append(np.array([h[0] for h in hits]))
         report("pca (today)", times, found, truth,
-               f"build {build:.0f} s, +{rss_mb() - before:.0f} MB")  # fmt: skip
+               f"build {build:.0f} s, +{_rss_mb() - before:.0f} MB")  # fmt: skip
         del vm
 
     if "usearch" in methods:
         from usearch.index import Index
 
-        before = rss_mb()
+        before = _rss_mb()
         started = time.perf_counter()
         index = Index(ndim=dim, metric="cos", dtype="i8", connectivity=16, expansion_add=128)
         index.add(np.arange(args.n), data, threads=2)
         build = time.perf_counter() - started
-        added = rss_mb() - before
+        added = _rss_mb() - before
         for ef in (64, 128, 256):
             index.expansion_search = ef
             times, found = [], []
@@ -158,7 +139,7 @@ def main() -> int:
         from groundls.index.db import connect
 
         conn = connect(":memory:")
-        before = rss_mb()
+        before = _rss_mb()
         started = time.perf_counter()
         conn.execute(f"CREATE VIRTUAL TABLE b USING vec0(embedding bit[{dim}])")
         packed = np.packbits(data > 0, axis=1)
@@ -167,7 +148,7 @@ def main() -> int:
             ((i, packed[i].tobytes()) for i in range(args.n)),
         )
         build = time.perf_counter() - started
-        added = rss_mb() - before
+        added = _rss_mb() - before
         times, found = [], []
         for q in queries:
             t = time.perf_counter()
