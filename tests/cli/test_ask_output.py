@@ -16,7 +16,7 @@ class FakeAnswers:
     def __init__(self, streamed: list[str], final: Answer) -> None:
         self.streamed, self.final = streamed, final
 
-    def ask(self, question, filters, on_sources=None, on_token=None, thread=None):
+    def ask(self, question, filters, on_sources=None, on_token=None, thread=None, detail=None):
         for piece in self.streamed:
             on_token(piece)
         return self.final
@@ -89,7 +89,7 @@ def test_a_found_answer_is_printed_once_with_its_sources(monkeypatch):
 
 
 class WarningAnswers(FakeAnswers):
-    def ask(self, question, filters, on_sources=None, on_token=None, thread=None):
+    def ask(self, question, filters, on_sources=None, on_token=None, thread=None, detail=None):
         on_token(self.streamed[0])
         logging.getLogger("groundls.answer.service").warning("could not store the answer")
         return self.final
