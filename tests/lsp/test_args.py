@@ -87,6 +87,13 @@ def test_ask_limits_k_and_history_limits_limit() -> None:
         c.parse(c.HistoryArgs, {"limit": 0})
 
 
+def test_ask_takes_a_detail_of_brief_or_full_only() -> None:
+    assert c.parse(c.AskArgs, {"question": "why?", "detail": "full"}).detail == "full"
+    assert c.parse(c.AskArgs, {"question": "why?"}).detail is None
+    with pytest.raises(c.ArgError, match='"detail" must be "brief" or "full"'):
+        c.parse(c.AskArgs, {"question": "why?", "detail": "long"})
+
+
 def test_ranges_are_zero_based_and_cover_whole_lines() -> None:
     assert wire.lsp_range(1, 1) == {
         "start": {"line": 0, "character": 0},
