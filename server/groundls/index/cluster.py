@@ -154,10 +154,9 @@ def ray_build(config: Config, policy: SpacePolicy, plan: RayPlan) -> BuildStep:
         if not rows:
             return
         workers = plan.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        dataset = ray.data.from_items(
-            rows, override_num_blocks=-(-len(rows) // plan.files_per_batch)
-        )
-        actors = min(workers, -(-len(rows) // plan.files_per_batch))
+        batches = -(-len(rows) // plan.files_per_batch)
+        dataset = ray.data.from_items(rows, override_num_blocks=batches)
+        actors = min(workers, batches)
         out = dataset.map_batches(
             ChunkEmbedWorker,
             fn_constructor_kwargs={"config": config, "policy": policy, "spaces": spaces},
