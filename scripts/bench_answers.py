@@ -333,6 +333,8 @@ def cancel_one(workspace: Any, question: str) -> tuple[float | None, int]:
 
 
 def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    from groundls.answer import passes
+
     cancels = [r for r in rows if "cancel_stop_ms" in r]
     processes = [r for r in rows if "new_process_ttft_ms" in r]
     rows = [r for r in rows if "cancel_stop_ms" not in r and "new_process_ttft_ms" not in r]
@@ -389,6 +391,12 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
             sum(1 for r in rows if r["found"] and not r["dropped"]),
             sum(1 for r in rows if r["found"]),
         ),
+    }
+    # how many answers each repair pass fired on (answer/passes.py), and the verdicts after them
+    out["passes_fired"] = passes.tally([r["repairs"] for r in llm])
+    out["verdicts"] = {
+        name: sum(1 for r in rows if r["repairs"].get(name))
+        for name in ("grounded_away", "unsupported", "content_free")
     }
     if processes:
         firsts = [r["new_process_ttft_ms"] for r in processes if r["new_process_ttft_ms"]]
@@ -469,17 +477,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def prefill_rates() -> None:
     """Prompt-reading speed of the default model on this machine by tokens per compute call
-    (what runtime.UBATCH is chosen from)."""
+    (what cpu_buffers.UBATCH is chosen from)."""
     from llama_cpp import Llama
 
-    from groundls.answer import model_files, runtime
+    from groundls.answer import cpu_buffers, model_files
 
     spec, note = model_files.resolve_model("", True)
     if spec is None:
         print(f"no model: {note}", file=sys.stderr)
         return
     path = model_files.gguf_path(spec)
-    with runtime._model_params(use_extra_bufts=runtime.use_extra_buffers(path)):
+    with cpu_buffers.model_params(use_extra_bufts=cpu_buffers.use_extra_buffers(path)):
         llm = Llama(
             model_path=str(path),
             n_ctx=2048,

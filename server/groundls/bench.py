@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from groundls.answer import runtime
+from groundls.answer import shared
 from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index.spaces import PARTS_SPACE
@@ -172,7 +172,7 @@ def bench_search_during_fill(
     def fill() -> None:
         while not stop.is_set():
             started.set()
-            if runtime.generating():  # as the language server's fill waits for an answer
+            if shared.generating():  # as the language server's fill waits for an answer
                 stop.wait(0.5)
                 continue
             done = workspace.fill_deep(max_chunks=32, cancel=stop)

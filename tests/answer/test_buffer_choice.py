@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from groundls.answer import runtime
+from groundls.answer import cpu_buffers
 
 
 class _Children:
@@ -34,8 +34,8 @@ class _Children:
 @pytest.fixture
 def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.delenv("GROUNDLS_LLM_EXTRA_BUFFERS", raising=False)
-    monkeypatch.setattr(runtime, "cache_dir", lambda: tmp_path)
-    monkeypatch.setattr(runtime, "_probe_key", lambda: "machine")
+    monkeypatch.setattr(cpu_buffers, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(cpu_buffers, "machine_key", lambda: "machine")
 
     def make(with_extra: dict[str, float] | None, without: dict[str, float]) -> _Children:
         fake = _Children(with_extra, without)
@@ -48,18 +48,18 @@ def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 def test_extra_buffers_are_used_only_when_a_typical_answer_is_quicker_with_them(children):
     # quicker to write but slower to read 900 prompt tokens: 900/170 + 120/37 > 900/270 + 120/28
     children({"prefill": 170.0, "decode": 37.0}, {"prefill": 270.0, "decode": 28.0})
-    assert runtime.use_extra_buffers(Path("model.gguf")) is False
+    assert cpu_buffers.use_extra_buffers(Path("model.gguf")) is False
 
 
 def test_extra_buffers_are_used_when_they_are_quicker(children, tmp_path: Path):
     fake = children({"prefill": 300.0, "decode": 40.0}, {"prefill": 200.0, "decode": 30.0})
-    assert runtime.use_extra_buffers(Path("model.gguf")) is True
+    assert cpu_buffers.use_extra_buffers(Path("model.gguf")) is True
     assert fake.calls == ["1", "0", "1", "0"]
     # measured once: the choice and the speeds are kept for the next process
     record = json.loads((tmp_path / "cpu_probe.json").read_text())
     assert record["machine|timed"]["extra"] is True
     assert record["machine|timed"]["without"] == {"prefill": 200.0, "decode": 30.0}
-    assert runtime.use_extra_buffers(Path("model.gguf")) is True
+    assert cpu_buffers.use_extra_buffers(Path("model.gguf")) is True
     assert fake.calls == ["1", "0", "1", "0"]
 
 
@@ -68,7 +68,7 @@ def test_each_setting_is_timed_twice_in_turn_so_a_burst_of_other_work_does_not_d
     plain = [{"prefill": 90.0, "decode": 20.0}, {"prefill": 270.0, "decode": 28.0}]
     extra = [{"prefill": 170.0, "decode": 37.0}, {"prefill": 165.0, "decode": 36.0}]
     fake = children(extra, plain)
-    assert runtime.use_extra_buffers(Path("model.gguf")) is False
+    assert cpu_buffers.use_extra_buffers(Path("model.gguf")) is False
     assert fake.calls == ["1", "0", "1", "0"]
 
 
@@ -78,13 +78,13 @@ def test_the_same_build_installed_again_is_the_same_build(tmp_path: Path):
         lib.mkdir()
         (lib / "libggml-cpu.so").write_bytes(content)
     os.utime(second / "libggml-cpu.so", (1, 1))  # installed at another time
-    assert runtime.library_stamp(first) == runtime.library_stamp(second)
-    assert runtime.library_stamp(first) != runtime.library_stamp(rebuilt)
+    assert cpu_buffers.library_stamp(first) == cpu_buffers.library_stamp(second)
+    assert cpu_buffers.library_stamp(first) != cpu_buffers.library_stamp(rebuilt)
 
 
 def test_extra_buffers_that_crash_are_never_used(children):
     fake = children(None, {"prefill": 200.0, "decode": 30.0})
-    assert runtime.use_extra_buffers(Path("model.gguf")) is False
+    assert cpu_buffers.use_extra_buffers(Path("model.gguf")) is False
     assert fake.calls == ["1"]
 
 
@@ -92,7 +92,7 @@ def test_the_record_keeps_the_newest_timings_only(children, tmp_path: Path, monk
     children({"prefill": 300.0, "decode": 40.0}, {"prefill": 200.0, "decode": 30.0})
     (tmp_path / "cpu_probe.json").write_text(json.dumps({"an older build": True}))
     for build in range(6):
-        monkeypatch.setattr(runtime, "_probe_key", lambda build=build: f"build {build}")
-        runtime.use_extra_buffers(Path("model.gguf"))
+        monkeypatch.setattr(cpu_buffers, "machine_key", lambda build=build: f"build {build}")
+        cpu_buffers.use_extra_buffers(Path("model.gguf"))
     record = json.loads((tmp_path / "cpu_probe.json").read_text())
-    assert list(record) == [f"build {b}|timed" for b in range(6 - runtime.PROBES_KEPT, 6)]
+    assert list(record) == [f"build {b}|timed" for b in range(6 - cpu_buffers.PROBES_KEPT, 6)]

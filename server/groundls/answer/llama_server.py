@@ -4,7 +4,7 @@ machine.
 
 On machines that advertise AMX (many Intel Xeon VMs), llama.cpp's repacked CPU buffers crash the
 stock server on its first request. This runs the same server, choosing the buffers as groundls'
-own runtime does (measured once per machine and build: :func:`runtime.use_extra_buffers`;
+own runtime does (measured once per machine and build: :func:`cpu_buffers.use_extra_buffers`;
 ``GROUNDLS_LLM_EXTRA_BUFFERS=0`` forces them off). Every argument goes to ``llama_cpp.server``;
 ``--model`` defaults to the packaged answer model.
 
@@ -17,7 +17,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from groundls.answer import model_files, runtime
+from groundls.answer import cpu_buffers, model_files
 
 
 def main(argv: list[str]) -> int:
@@ -29,9 +29,9 @@ def main(argv: list[str]) -> int:
             return 2
         args = ["--model", str(model_files.gguf_path(spec)), *args]
     model = Path(args[args.index("--model") + 1])
-    extra = runtime.use_extra_buffers(model)
+    extra = cpu_buffers.use_extra_buffers(model)
     sys.argv = ["llama_cpp.server", *args]
-    with runtime._model_params(use_extra_bufts=extra):
+    with cpu_buffers.model_params(use_extra_bufts=extra):
         runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
     return 0
 

@@ -80,6 +80,16 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("groundls")) / "models"
 
 
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step (another process never reads half a file);
+    a cache that cannot be written is only a lost speed-up."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+
+
 def _sidecar(gguf: Path) -> Path:
     return gguf.with_suffix(gguf.suffix + ".json")
 
@@ -193,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model ready: {PACKAGED_NAME} ({PACKAGED_LICENSE}) -> {path}")
     # the one-off check of llama.cpp's CPU kernels loads the model in a child process: done
     # here, so the first question after installing does not wait for it
-    from groundls.answer.runtime import use_extra_buffers
+    from groundls.answer.cpu_buffers import use_extra_buffers
 
     fast = use_extra_buffers(path)
     kernels = "extra buffer types (repacked weights)" if fast else "plain buffers"

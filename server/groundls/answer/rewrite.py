@@ -123,7 +123,7 @@ class QueryRewriter:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
             if self._path is not None:
-                from groundls.answer.runtime import write_atomic
+                from groundls.answer.model_files import write_atomic
 
                 text = json.dumps(self._cache, ensure_ascii=False, indent=0)
                 write_atomic(self._path, text.encode("utf-8"))

@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundls.answer.model_files import INSTALL_HINT, ModelError, ModelSpec, cache_dir, gguf_path
+from groundls.answer.cpu_buffers import UBATCH, machine_key, model_params, use_extra_buffers
+from groundls.answer.model_files import (
+    INSTALL_HINT,
+    ModelError,
+    ModelSpec,
+    cache_dir,
+    gguf_path,
+    write_atomic,
+)
+from groundls.answer.rates import known_rates, remember_rate
 from groundls.chunkers.textrules import estimate_llm_tokens
 
 log = logging.getLogger("groundls.answer")
@@ -32,11 +41,6 @@ class GenerationStats:
     generate_ms: float = 0.0
     load_ms: float = 0.0
     stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
-
-
-#: Prompt tokens per llama.cpp compute batch: small batches read slowly (each streams all weights),
-#: from 64 up the speed is flat within noise on 2 cores (BENCHMARKS.md, `bench_answers --prefill`).
-UBATCH = 128
 
 
 class AbortSwitch:
@@ -150,7 +154,7 @@ class LocalLLM:
         self.extra_buffers = True
         #: prompt tokens read per second, measured on this machine (None until the first answer
         #: here; remembered between runs)
-        self.prefill_rate: float | None = _rates().get(self._rate_key)
+        self.prefill_rate: float | None = known_rates().get(self._rate_key)
         self._abort = AbortSwitch()
         self._llm: Any = None
         self._leads: LeadTokens | None = None  # see _lead_tokens
@@ -198,7 +202,7 @@ class LocalLLM:
                 ) from exc
             extra = use_extra_buffers(path)
             try:
-                with _model_params(use_extra_bufts=extra):
+                with model_params(use_extra_bufts=extra):
                     llm = Llama(
                         model_path=str(path),
                         n_ctx=self.n_ctx,
@@ -214,7 +218,7 @@ class LocalLLM:
                 raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
             if extra != self.extra_buffers:
                 self.extra_buffers = extra
-                self.prefill_rate = _rates().get(self._rate_key)
+                self.prefill_rate = known_rates().get(self._rate_key)
             self._formatter = _make_formatter(llm)
             self._llm = llm
             self.last_load_ms = (time.perf_counter() - t0) * 1000
@@ -238,7 +242,7 @@ class LocalLLM:
     def _machine_key(self) -> str:
         """This model on this machine and llama.cpp build."""
         try:
-            machine = _probe_key()
+            machine = machine_key()
         except Exception:  # noqa: BLE001 - llama_cpp missing or odd: rates are per process then
             machine = ""
         return f"{self.spec.name}|{self.n_threads}|{machine}"
@@ -473,7 +477,7 @@ class LocalLLM:
             rate = tokens / seconds
             old = self.prefill_rate
             self.prefill_rate = rate if old is None else (old + rate) / 2
-            _remember_rate(self._rate_key, self.prefill_rate)
+            remember_rate(self._rate_key, self.prefill_rate)
 
     def _save(self, llm: Any, key: tuple[int, ...]) -> None:
         """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
@@ -578,234 +582,6 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
             break
         n += 1
     return n
-
-
-# --- CPU probe ----------------------------------------------------------------------------------
-#
-# llama-cpp-python compiles llama.cpp with -march=native. On a VM whose CPU advertises AMX but
-# does not let guests use it, the AMX matrix kernels (an "extra buffer type") die with SIGILL on
-# the first prompt batch — the whole process is killed, no exception. So before the first load on
-# a machine, a child process evaluates a short batch; if it dies, models load with extra buffer
-# types disabled (slower prompt reading, but it works). The verdict is remembered per machine and
-# llama.cpp build.
-
-#: A child process loads the model with (argv 2 = "1") or without llama.cpp's extra CPU buffer
-#: types and prints how fast it reads a prompt and writes tokens; the kernels of the extra types
-#: can die with SIGILL (AMX advertised to a VM guest that may not use it).
-_PROBE = """
-import json, sys, time
-import llama_cpp.llama_cpp as capi
-from llama_cpp import Llama
-if sys.argv[2] != "1":
-    original = capi.llama_model_default_params
-    def patched():
-        params = original()
-        params.use_extra_bufts = False
-        return params
-    capi.llama_model_default_params = patched
-threads = int(sys.argv[3])
-llm = Llama(model_path=sys.argv[1], n_ctx=512, n_threads=threads, n_threads_batch=threads,
-            n_batch=512, n_ubatch=int(sys.argv[4]), verbose=False)
-prompt = llm.tokenize(b"def retry_upload(path): return send(path) # probe " * 30)[:256]
-t = time.perf_counter()
-llm.eval(prompt)
-prefill = len(prompt) / (time.perf_counter() - t)
-t = time.perf_counter()
-for _ in range(16):
-    llm.eval(prompt[-1:])
-decode = 16 / (time.perf_counter() - t)
-print(json.dumps({"prefill": prefill, "decode": decode}))
-"""
-#: What the choice of buffers is timed on: a typical answer, its prompt and what it writes.
-TYPICAL_PROMPT_TOKENS = 900
-TYPICAL_ANSWER_TOKENS = 120
-#: Machines and llama.cpp builds whose timing is kept in the record.
-PROBES_KEPT = 4
-_PARAMS_LOCK = threading.Lock()
-
-
-def library_stamp(lib: Path) -> str:
-    """llama.cpp's CPU library by its bytes, not its file times: the same build installed again
-    (a new virtualenv, a clean clone's install from pip's cached wheel) is the same build. (By
-    size and time, every clean clone's install was a new build, and the newest few pushed the
-    user's own install out of the record: it was timed again, at whatever moment.)"""
-    digest = hashlib.sha256()
-    for path in sorted({p.resolve() for p in lib.glob("libggml-cpu*")}) if lib.is_dir() else []:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-@functools.cache
-def _probe_key() -> str:
-    """This machine and llama.cpp build (the same for the whole process: hashed once)."""
-    import platform
-
-    import llama_cpp
-
-    stamp = library_stamp(Path(llama_cpp.__file__).parent / "lib")
-    cpu = ""
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                cpu = hashlib.sha256(line.encode()).hexdigest()[:16]
-                break
-    return f"{llama_cpp.__version__}|{platform.machine()}|{cpu}|{stamp}"
-
-
-def use_extra_buffers(model_path: Path) -> bool:
-    """Whether to load with llama.cpp's extra CPU buffer types (weight repacking, AMX): only
-    when they run on this machine and make a typical answer quicker. Measured once per machine
-    and llama.cpp build, in child processes (install_llm.sh does it at install): on a Zen 5 they
-    wrote tokens a third faster but read prompts a third slower; where they crash, never."""
-    import subprocess
-    import sys
-
-    if os.environ.get("GROUNDLS_LLM_EXTRA_BUFFERS") in ("0", "1"):
-        return os.environ["GROUNDLS_LLM_EXTRA_BUFFERS"] == "1"
-    try:
-        key = _probe_key() + "|timed"
-    except Exception:  # noqa: BLE001 - no key, no probe: use the safe setting
-        return False
-    record_path = cache_dir() / "cpu_probe.json"
-    record: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        record = json.loads(record_path.read_text())
-    if isinstance(record.get(key), dict):
-        return bool(record[key].get("extra"))
-
-    def timed(extra: bool) -> dict[str, float] | None:
-        threads = str(os.cpu_count() or 2)
-        command = [sys.executable, "-c", _PROBE, str(model_path), str(int(extra)), threads]
-        try:
-            proc = subprocess.run([*command, str(UBATCH)], capture_output=True, timeout=300)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if proc.returncode != 0:
-            return None
-        with contextlib.suppress(ValueError, IndexError):
-            speeds = json.loads(proc.stdout.decode().strip().splitlines()[-1])
-            if speeds.get("prefill", 0) > 0 and speeds.get("decode", 0) > 0:
-                return speeds
-        return None
-
-    # each setting twice, alternating, keeping its better speeds: a burst of other work during
-    # one run should not decide (a probe run beside a test suite once chose the slower setting)
-    with_extra = timed(True)
-    without = timed(False) if with_extra is not None else None
-    if with_extra is not None and without is not None:
-        with_extra = _better(with_extra, timed(True))
-        without = _better(without, timed(False))
-    if with_extra is None:
-        log.warning("llama.cpp's optimised CPU kernels crash on this machine; loading without them")
-    extra = with_extra is not None and (
-        without is None or _answer_seconds(with_extra) < _answer_seconds(without)
-    )
-    # a rebuilt llama.cpp is a new key: keep the newest few timings, not every build's
-    kept = [k for k, v in record.items() if isinstance(v, dict) and k != key][-(PROBES_KEPT - 1) :]
-    record = {k: record[k] for k in kept}
-    record[key] = {"extra": extra, "with": with_extra, "without": without}
-    write_atomic(record_path, json.dumps(record, indent=1).encode())
-    return extra
-
-
-def _better(first: dict[str, float], second: dict[str, float] | None) -> dict[str, float]:
-    """Each speed at the better of two runs of one setting."""
-    if second is None:
-        return first
-    return {k: max(first[k], second.get(k, 0.0)) for k in first}
-
-
-def _answer_seconds(speeds: dict[str, float]) -> float:
-    """Seconds a typical answer takes at these speeds (reading its prompt, writing it)."""
-    return TYPICAL_PROMPT_TOKENS / speeds["prefill"] + TYPICAL_ANSWER_TOKENS / speeds["decode"]
-
-
-@contextlib.contextmanager
-def _model_params(*, use_extra_bufts: bool) -> Iterator[None]:
-    """Make Llama() build its model params with ``use_extra_bufts`` (it has no argument for it)."""
-    import llama_cpp.llama_cpp as capi
-
-    if use_extra_bufts:
-        yield
-        return
-    with _PARAMS_LOCK:
-        original = capi.llama_model_default_params
-
-        def patched() -> Any:
-            params = original()
-            params.use_extra_bufts = False
-            return params
-
-        capi.llama_model_default_params = patched
-        try:
-            yield
-        finally:
-            capi.llama_model_default_params = original
-
-
-def _rates() -> dict[str, float]:
-    """Prompt-reading speeds measured earlier on this machine, by model and build."""
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads((cache_dir() / "prefill_rates.json").read_text())
-        if isinstance(data, dict):
-            return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
-    return {}
-
-
-def _remember_rate(key: str, rate: float) -> None:
-    rates = _rates()
-    rates[key] = round(rate, 2)
-    write_atomic(cache_dir() / "prefill_rates.json", json.dumps(rates, indent=1).encode())
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step (another process never reads half a file);
-    a cache that cannot be written is only a lost speed-up."""
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-
-
-_SHARED: dict[tuple[str, str, int], tuple[LocalLLM, int]] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def acquire_shared(spec: ModelSpec, *, n_ctx: int, idle_unload_s: float) -> LocalLLM:
-    """One loaded model per process for the same file and context size (multi-root workspaces
-    each get an AnswerService; they share the model). Pair with :func:`release_shared`."""
-    key = (spec.source, str(spec.path or ""), n_ctx)
-    with _SHARED_LOCK:
-        entry = _SHARED.get(key)
-        if entry is None or entry[0]._closed:
-            model = LocalLLM(spec, n_ctx=n_ctx, idle_unload_s=idle_unload_s)
-            _SHARED[key] = (model, 1)
-            return model
-        model, refs = entry
-        _SHARED[key] = (model, refs + 1)
-        return model
-
-
-def generating() -> bool:
-    """Whether a shared model is generating right now (background work waits for it: prompt
-    reading needs both cores)."""
-    with _SHARED_LOCK:
-        models = [m for m, _ in _SHARED.values()]
-    return any(m.busy for m in models)
-
-
-def release_shared(model: LocalLLM) -> None:
-    """Drop one reference; the last one closes (unloads) the model."""
-    with _SHARED_LOCK:
-        for key, (m, refs) in list(_SHARED.items()):
-            if m is model:
-                if refs <= 1:
-                    del _SHARED[key]
-                    break
-                _SHARED[key] = (m, refs - 1)
-                return
-    model.close()
 
 
 def _make_formatter(llm: Any) -> Any:

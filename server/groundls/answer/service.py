@@ -11,7 +11,7 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from groundls.answer import citations as cit
-from groundls.answer import followup, grounding, hygiene, model_files, runtime
+from groundls.answer import followup, grounding, hygiene, model_files, passes, runtime, shared
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -19,7 +19,6 @@ from groundls.answer.prompt import (
     build_messages,
     detect_language,
     excerpt_label,
-    excerpt_name,
     fit_excerpts,
     system_prompt,
     user_prompt,
@@ -208,7 +207,7 @@ class AnswerService:
                 self._note = note
                 if spec is not None:
                     n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
-                    self._llm = runtime.acquire_shared(
+                    self._llm = shared.acquire_shared(
                         spec, n_ctx=n_ctx, idle_unload_s=self.config.idle_unload_s
                     )
                     self._shared = True
@@ -553,86 +552,23 @@ class AnswerService:
         if streamer is not None and not parsed.answer and "".join(shown):
             parsed.answer = "".join(shown).strip()
         cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        answer_text, repeated = hygiene.drop_repeated_lines(parsed.answer)
-        answer_text, labels = hygiene.strip_labels(answer_text, paths)
-        answer_text = hygiene.drop_lead_in(answer_text)
-        names = {excerpt_name(e.hit) for e in excerpts} | {e.hit.title.strip() for e in excerpts}
-        answer_text, scaffolding = hygiene.drop_scaffolding(
-            answer_text, question, [e.hit.text for e in excerpts], names - {""}
+        draft = passes.Draft(
+            parsed.answer,
+            question,
+            language,
+            excerpts,
+            found=parsed.found,
+            model_numbers=parsed.numbers,
+            cut=cut,
+            show=show,
         )
-        pasted_away = 0
-        if language == "ja":
-            answer_text, pasted_away = hygiene.drop_foreign_pastes(
-                answer_text, [e.hit.text for e in excerpts]
-            )
-        answer_text, dropped = cit.drop_invalid_markers(answer_text, range(1, len(excerpts) + 1))
-        for n in parsed.numbers:
-            if not 1 <= n <= len(excerpts) and n not in dropped:
-                dropped.append(n)
+        repairs = passes.run_passes(draft)
+        if draft.unsupported:
+            log.info("dropped sentences resting on %s", ", ".join(draft.unsupported[:8]))
+        answer_text, dropped, added = draft.text, draft.dropped, draft.added
+        grounded_away = bool(draft.unsupported) and not answer_text.strip()
+        numbers = draft.cited()
         by_n = {e.n: e for e in excerpts}
-        # what a citation is checked against: the whole chunk and its label
-        bodies = {e.n: e.hit.text + "\n" + excerpt_label(e.hit) for e in excerpts}
-        answer_text, moves = hygiene.repoint_citations(answer_text, bodies)
-        answer_text, preferred = hygiene.cite_better_ranked(answer_text, bodies, question)
-        # (code is quoted from an excerpt's text: a path the model copies from a label says which
-        # file it means, not which lines it read)
-        texts = {e.n: e.hit.text for e in excerpts}
-        answer_text, quoted = hygiene.cite_quoted_source(answer_text, texts)
-        definition = hygiene.asked_definition(question, {e.n: e.hit for e in excerpts})
-        answer_text, defined = hygiene.cite_definition_first(answer_text, definition)
-        answer_text, stubs = hygiene.merge_stub_sentences(answer_text)
-        answer_text, citation_lines = hygiene.citations_to_line_ends(answer_text)
-        # every identifier, command, flag, path, package, number and quoted string must be in
-        # the excerpts (or the question): a sentence resting on one that is not goes
-        evidence = grounding.Evidence([*bodies.values(), question])
-        answer_text, unsupported = grounding.drop_unsupported(answer_text, evidence)
-        if unsupported:
-            log.info("dropped sentences resting on %s", ", ".join(unsupported[:8]))
-        grounded_away = bool(unsupported) and not grounding.has_content(answer_text)
-        if grounded_away:
-            answer_text = ""
-        numbers = cit.cited_numbers(answer_text)
-        # numbers the text no longer shows: a JSON reply's citations array, an echoed label's
-        other = [n for n in parsed.numbers if 1 <= n <= len(excerpts) and n not in numbers]
-        repairs = {
-            "echoed_labels": labels,
-            "moved_citations": len(moves),
-            "better_ranked_citations": preferred,
-            "quoted_source_citations": quoted,
-            "definition_citations": defined,
-            "pasted_paragraphs": pasted_away,
-            "scaffolding_lines": scaffolding,
-            "repeated_lines": repeated,
-            "stub_sentences": stubs,
-            "citation_lines": citation_lines,
-            "unsupported_specifics": len(unsupported),
-        }
-        added = None
-        if parsed.found and answer_text.strip() and not numbers:
-            if cut:
-                other = []  # cut before citing anything: the excerpts follow it (see ask)
-            else:
-                # an answer whose text cites nothing: cite at its end (so what was streamed
-                # stays the start of the answer) the excerpt it comes from: the one whose label
-                # it echoed above it (the label went, its number is the model's own), else the
-                # one it shares the most words with
-                added = other[0] if other else hygiene.best_source(answer_text, bodies)
-            if added is not None:
-                marker = f" [{added}]"
-                answer_text = answer_text.rstrip() + marker
-                show(marker)
-                numbers = [added]
-                repairs["added_citations"] = 1
-        numbers += [n for n in other if n not in numbers]
-        if parsed.found and not cut:
-            # "… add this line to `~/.bashrc`: [1]" and the model stopped: the line it announced,
-            # from the guide it cites
-            guides = [by_n[n].hit.text for n in numbers if by_n[n].hit.kind == "doc"]
-            block = hygiene.announced_block(answer_text, guides)
-            if block is not None:
-                answer_text = f"{answer_text.rstrip()}\n\n{block}"
-                show(f"\n\n{block}")
-                repairs["announced_blocks"] = 1
         sentences = cit.vouched_sentences(answer_text)
         found = parsed.found
         if not answer_text.strip():
@@ -649,7 +585,7 @@ class AnswerService:
                 e = by_n[n]
                 # (an added citation vouches for the whole answer, not its last paragraph)
                 said = whole if n == added else sentences.get(n) or whole
-                weak = cit.is_weak(said, bodies[n])
+                weak = cit.is_weak(said, draft.bodies[n])
                 support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
                 citations_out.append(_citation(e, weak, tuple(support)))
         if found and hedge and citations_out and all(c.weak for c in citations_out):
@@ -664,7 +600,8 @@ class AnswerService:
             and grounding.says_nothing(answer_text, [question], [e.hit.text for e in excerpts])
         ):
             # the question restated, or talk about the excerpts: their key lines instead
-            return self._extractive(excerpts, language, "content_free", "", on_token, t0)
+            extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
+            return replace(extract, repairs={**repairs, "content_free": 1})
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""
@@ -739,7 +676,7 @@ class AnswerService:
         if model is None:
             return
         if self._shared:
-            runtime.release_shared(model)
+            shared.release_shared(model)
         else:
             model.close()
 

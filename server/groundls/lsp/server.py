@@ -29,7 +29,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from groundls import __version__
-from groundls.answer import runtime
+from groundls.answer import shared
 from groundls.config import Config
 from groundls.lsp.args import ArgError, one_object, parse
 from groundls.lsp.commands import COMMANDS, Call, Command, NotFound
@@ -198,7 +198,7 @@ class GroundServer(LanguageServer):
             config=self.config,
             open_workspace=self.open_workspace,
             make_sink=self.make_sink,
-            busy_elsewhere=runtime.generating,
+            busy_elsewhere=shared.generating,
         )
 
     def start_folder(self, folder: Folder) -> None:

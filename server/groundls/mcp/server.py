@@ -27,7 +27,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from groundls import __version__
-from groundls.answer import runtime
+from groundls.answer import shared
 from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.config import Config
 from groundls.mcp import text
@@ -112,7 +112,7 @@ class Engine:
         written makes it wait."""
         try:
             while not self._stop.is_set():
-                if runtime.generating():
+                if shared.generating():
                     self._stop.wait(0.5)
                     continue
                 if workspace.fill_deep(max_chunks=self.DEEP_SLICE, cancel=self._stop) == 0:
