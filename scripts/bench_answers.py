@@ -166,9 +166,6 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
     )
     cites = [asdict(c) for c in ans.citations]
     written = model_part(ans.answer)
-    if ans.repairs.get("announced_blocks"):
-        # the block the answer announced was taken from a guide, not written by the model
-        written = written[: written.rstrip().rfind("\n\n```")]
     texts = [h.text for c in shown if (h := workspace.get_chunk(c["chunk_id"])) is not None]
     return {
         "id": q["id"],

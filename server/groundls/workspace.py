@@ -87,6 +87,7 @@ class Workspace:
             rewrite=self._english_query,
             fill_fraction=self.indexer.fill_fraction,
             unavailable=lambda: dict(self.indexer.unavailable),
+            reached=self.indexer.want_first,
         )
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()

@@ -1,18 +1,11 @@
 from groundls.answer.hygiene import (
-    ANNOUNCED_LINES,
     LabelFilter,
-    announced_block,
-    asked_definition,
     best_source,
     citations_to_line_ends,
     cite_better_ranked,
-    cite_definition_first,
-    cite_quoted_source,
-    drop_foreign_pastes,
     drop_lead_in,
     drop_repeated_lines,
     drop_scaffolding,
-    merge_stub_sentences,
     paragraphs,
     pasted_share,
     repoint_citations,
@@ -270,42 +263,6 @@ GUIDE = (
 )
 
 
-def test_a_japanese_answer_loses_the_english_prose_and_heading_it_pasted():
-    answer = (
-        "自動で補完しないのは Click の設計によるものです [1]。\n\n"
-        "Why No Auto Correction?\n-----------------------\n\n"
-        "The question came up why Click does not auto correct parameters given that\n"
-        "even optparse and argparse support automatic expansion of long arguments."
-    )
-    kept, dropped = drop_foreign_pastes(answer, [GUIDE])
-    assert kept == "自動で補完しないのは Click の設計によるものです [1]。" and dropped == 2
-
-
-def test_a_stray_japanese_word_before_pasted_english_prose_does_not_keep_it():
-    pasted = (
-        "使用 The question came up why Click does not auto correct parameters given that\n"
-        "even optparse and argparse support automatic expansion of long arguments."
-    )
-    answer = f"自動で補完しないのは Click の設計によるものです [1]。\n\n{pasted}"
-    assert drop_foreign_pastes(answer, [GUIDE])[1] == 1
-    # a Japanese sentence that quotes the English keeps it
-    quoted = f"ガイドには「{pasted[3:]}」とあります。"
-    assert drop_foreign_pastes(f"理由は設計です [1]。\n\n{quoted}", [GUIDE])[1] == 0
-
-
-def test_pasted_commands_and_code_blocks_stay_in_a_japanese_answer():
-    answer = "インストールは次のとおりです [1]。\n\n$ pip install click\n\n```python\nimport click\n\nclick.echo('x')\n```"
-    assert drop_foreign_pastes(answer, [GUIDE, "import click\n\nclick.echo('x')"]) == (answer, 0)
-
-
-def test_an_answer_that_is_only_pasted_english_is_kept_whole():
-    answer = (
-        "The question came up why Click does not auto correct parameters given that\n"
-        "even optparse and argparse support automatic expansion of long arguments."
-    )
-    assert drop_foreign_pastes(answer, [GUIDE]) == (answer, 0)
-
-
 def test_paragraphs_do_not_split_a_fenced_code_block_at_its_blank_lines():
     text = "前置き\n\n```python\nimport click\n\nclick.echo('x')\n```\n\n後書き"
     assert paragraphs(text) == [
@@ -313,107 +270,6 @@ def test_paragraphs_do_not_split_a_fenced_code_block_at_its_blank_lines():
         "```python\nimport click\n\nclick.echo('x')\n```",
         "後書き",
     ]
-
-
-def test_a_citation_goes_first_to_the_excerpt_whose_code_the_sentence_quotes():
-    excerpts = {
-        1: "Arguments\n=========\nClick splits the command line the way a POSIX shell does.",
-        2: "def format_usage(self): ...",
-        3: "def split_arg_string(string):\n    lex = shlex.shlex(string, posix=True)\n",
-    }
-    text = "この分割は [1] の `shlex.shlex(string, posix=True)` で行われます。"
-    fixed, n = cite_quoted_source(text, excerpts)
-    assert (
-        fixed == "この分割は [3, 1] の `shlex.shlex(string, posix=True)` で行われます。" and n == 1
-    )
-    # the cited excerpt holds the quote: kept
-    assert cite_quoted_source("It calls `shlex.shlex(string, posix=True)` [3].", excerpts)[1] == 0
-    # a name shaped as code that one excerpt holds: evidence of where the sentence comes from
-    assert cite_quoted_source("It is done by `split_arg_string` [1].", excerpts) == (
-        "It is done by `split_arg_string` [3, 1].",
-        1,
-    )
-    # a plain word is prose in many excerpts: not evidence
-    assert cite_quoted_source("It is split by `string` [2].", excerpts)[1] == 0
-
-
-def test_a_quote_found_in_two_excerpts_moves_no_citation():
-    excerpts = {1: "text", 2: "run `python -m pkg`", 3: "or python -m pkg again"}
-    assert cite_quoted_source("Run it as `python -m pkg` [1].", excerpts) == (
-        "Run it as `python -m pkg` [1].",
-        0,
-    )
-
-
-def test_asked_about_a_symbol_the_answer_cites_its_definition_first():
-    hits = {
-        1: _hit("Ensuring Object Creation", kind="doc", text_type="section"),
-        2: _hit("click.core.Context.ensure_object"),
-        3: _hit("click.core.Context.find_object"),
-    }
-    definition = asked_definition("What does Context.ensure_object do when it is missing?", hits)
-    assert definition == 2
-    text = "It creates the object and stores it in the innermost context [1]. See also [3]."
-    assert cite_definition_first(text, definition) == (
-        "It creates the object and stores it in the innermost context [2, 1]. See also [3].",
-        1,
-    )
-    # already first: unchanged
-    assert cite_definition_first("It creates it [2, 1].", definition)[1] == 0
-
-
-def test_a_qualified_name_is_matched_before_its_last_part():
-    hits = {
-        1: _hit("click.exceptions.ClickException.show"),
-        2: _hit("click.exceptions.UsageError.show"),
-    }
-    assert asked_definition("What does UsageError.show print?", hits) == 2
-    assert asked_definition("Rack::Response", {1: _hit("rack.Rack.Response", text_type="class")})
-
-
-def test_the_parts_of_one_long_definition_are_one_definition_the_best_ranked_first():
-    def part(start: int) -> Hit:
-        return Hit(
-            "0" * 16,
-            "src/parser.py",
-            start,
-            start + 30,
-            "code",
-            "python",
-            "function",
-            "click.parser._unpack_args",
-            (),
-            "",
-        )
-
-    hits = {1: part(74), 2: _hit("click.core.Command.parse_args"), 3: part(49)}
-    assert asked_definition("How does _unpack_args handle nargs=-1?", hits) == 1
-    # the same name defined in two files is two definitions
-    other = Hit(
-        "0" * 16,
-        "src/other.py",
-        1,
-        9,
-        "code",
-        "python",
-        "function",
-        "click.parser._unpack_args",
-        (),
-        "",
-    )
-    assert (
-        asked_definition("How does _unpack_args handle nargs=-1?", {1: part(74), 2: other}) is None
-    )
-
-
-def test_no_definition_is_chosen_when_none_or_several_excerpts_define_the_name():
-    hits = {1: _hit("a.Reader.read_all"), 2: _hit("b.Writer.read_all")}
-    assert asked_definition("How does read_all() behave?", hits) is None
-    assert asked_definition("How does write_all() behave?", hits) is None
-    # a module, a window of lines or a later outline part does not define what it names
-    partial = {1: _hit("a.Reader", text_type="members"), 2: _hit("a.Reader", text_type="module")}
-    assert asked_definition("Reader", partial) is None
-    assert cite_definition_first("It reads [1].", None) == ("It reads [1].", 0)
 
 
 def test_the_question_restated_as_a_title_line_is_dropped():
@@ -570,32 +426,6 @@ def test_a_citation_that_opens_a_line_moves_to_its_end():
     assert citations_to_line_ends(code) == (code, 0)
 
 
-def test_a_stub_sentence_gives_its_citation_to_the_sentence_before_it():
-    assert merge_stub_sentences("Use `httpx.Client(timeout=5)`. This is [3].") == (
-        "Use `httpx.Client(timeout=5)` [3].",
-        1,
-    )
-    assert merge_stub_sentences("It returns False. The answer is [1, 2].")[0] == (
-        "It returns False [1, 2]."
-    )
-    assert merge_stub_sentences("Set is_flag. For example, [1] [1]")[0] == "Set is_flag [1]."
-    assert merge_stub_sentences("It is `~/.config`. This is.\nNext [2].") == (
-        "It is `~/.config`.\nNext [2].",
-        1,
-    )
-
-
-def test_sentences_that_say_something_and_abbreviations_are_not_stubs():
-    for text in (
-        "It is in core.py [1]. See the docs.",
-        "This is [1].",  # nothing before it to join
-        "The flag is eager. It runs first [2].",
-        "Pass a type, e.g. this is [1].",
-        "It splits on whitespace.  The\ndefault type splits on colons [1].",  # a wrapped line
-    ):
-        assert merge_stub_sentences(text) == (text, 0)
-
-
 ENSURE_GUIDE = (
     "The alternative is to find the object, and if it cannot find it, to create one and\n"
     "store it in the innermost context.  This behavior can also be enabled for\n"
@@ -607,34 +437,3 @@ ENSURE_GUIDE = (
     "\n"
     "In this case, the innermost context gets an object created if it is missing.\n"
 )
-
-
-def test_the_block_an_answer_announces_is_the_one_after_the_guides_sentence_that_says_so():
-    answer = "It can be enabled for make_pass_decorator by passing ensure=True: [2]"
-    assert announced_block(answer, [ENSURE_GUIDE]) == (
-        "```\npass_repo = click.make_pass_decorator(Repo, ensure=True)\n```"
-    )
-    # the citation as a Japanese answer writes it
-    japanese = "make_pass_decorator では ensure=True を渡すと有効になります：［2］"
-    assert announced_block(japanese, [ENSURE_GUIDE]) == announced_block(answer, [ENSURE_GUIDE])
-
-
-def test_a_fenced_markdown_block_is_announced_with_its_language():
-    guide = "Install it with pip:\n\n```sh\npip install groundls\n```\n\nThen index.\n"
-    block = announced_block("You install it with pip: [1]", [guide])
-    assert block == "```sh\npip install groundls\n```"
-
-
-def test_no_block_when_the_answer_does_not_end_by_announcing_or_no_line_matches():
-    assert announced_block("Pass ensure=True to make_pass_decorator [2].", [ENSURE_GUIDE]) is None
-    # a colon, but the guide's announcing sentence says something else
-    assert announced_block("The options are these: [1]", [ENSURE_GUIDE]) is None
-    # the matching sentence is followed by prose, not a block
-    prose = "Enable it for make_pass_decorator by passing ensure=True:\nthe object is made.\n"
-    assert announced_block("Enable it by passing ensure=True: [1]", [prose]) is None
-
-
-def test_a_long_block_is_not_shown_as_what_was_announced():
-    code = "\n".join(f"    line_{i} = {i}" for i in range(ANNOUNCED_LINES + 1))
-    guide = f"Enable it for make_pass_decorator by passing ensure=True::\n\n{code}\n"
-    assert announced_block("Enable it by passing ensure=True: [1]", [guide]) is None

@@ -302,16 +302,6 @@ RETRYDOC = Hit(
 )
 
 
-def test_a_path_quoted_from_an_excerpt_label_does_not_reorder_its_citation():
-    # the model copies the code excerpt's path from its label; the sentence still comes from
-    # the guide it cites first: only code quoted from an excerpt's text moves a citation
-    text = "Failed uploads are retried three times, in `src/upload.py` [1, 2]."
-    svc, _ = service([RETRYDOC, UPLOAD], FakeModel([text]))
-    ans = svc.ask("how often are uploads retried?")
-    assert [c.path for c in ans.citations] == ["docs/retries.md", "src/upload.py"]
-    assert "quoted_source_citations" not in ans.repairs
-
-
 def test_loop_start_finds_the_loop_and_ignores_normal_text():
     assert loop_start("A normal sentence with no repeats at all.") is None
     text = "Intro. " + "abc def " * 6
@@ -745,26 +735,6 @@ COMPLETION_DOC = Hit(
     '            eval "$(_FOO_BAR_COMPLETE=zsh_source foo-bar)"\n',
     0.9,
 )
-
-
-def test_an_answer_that_stops_after_announcing_a_line_shows_the_line_from_the_cited_guide():
-    streamed: list[str] = []
-    model = FakeModel(["To turn on completion in bash, ", "add this line to `~/.bashrc`: [1]"])
-    svc, _ = service([COMPLETION_DOC, UPLOAD], model)
-    ans = svc.ask("how do I turn on tab completion in bash?", on_token=streamed.append)
-    assert ans.found
-    assert ans.answer.endswith(
-        '`~/.bashrc`: [1]\n\n```bash\neval "$(_FOO_BAR_COMPLETE=bash_source foo-bar)"\n```'
-    )
-    assert ans.repairs.get("announced_blocks") == 1
-    assert "".join(streamed) == ans.answer  # the user sees the block too
-
-
-def test_an_answer_that_ends_with_a_sentence_gets_no_block():
-    model = FakeModel(["Add the eval line to `~/.bashrc` to turn on completion in bash [1]."])
-    svc, _ = service([COMPLETION_DOC, UPLOAD], model)
-    ans = svc.ask("how do I turn on tab completion in bash?")
-    assert "```" not in ans.answer and "announced_blocks" not in ans.repairs
 
 
 def test_a_reasoning_models_thinking_is_never_shown():

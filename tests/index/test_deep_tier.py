@@ -82,3 +82,64 @@ def test_e5_embeds_queries_and_passages_with_their_own_prefixes() -> None:
     long = text * 100
     assert np.allclose(model.embed([long])[0], model.embed([long[:600]])[0], atol=1e-5)
     assert model.version.endswith("/chars=600")
+
+
+def test_the_fill_embeds_first_the_candidates_a_search_reached(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root, {f"m{n}.py": CODE.replace("upload", f"upload{n}") for n in range(200)})
+    workspace = open_ws(root, tmp_path)
+    workspace.index()
+    workspace.search("upload127 with retry", SearchFilters(k=3))
+    queued = list(workspace.indexer._asked.get("minilm", {}))
+    assert queued, "the search handed the candidates minilm lacks to the fill"
+    workspace.fill_deep(max_chunks=3)
+    filled = workspace.store.rowids_in("minilm", list(range(1, 1000)))
+    # the three embedded are the search's best candidates, not the first three of the index
+    assert len(filled) == 3
+    assert filled == set(queued[-3:])
+    best = workspace.store.chunk_rowid(
+        next(h.chunk_id for h in workspace.search("upload127", SearchFilters(k=1)).hits)
+    )
+    assert best in filled
+
+
+def test_a_deep_space_that_holds_every_candidate_counts_fully_however_little_it_holds(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    write(root, {f"m{n}.py": CODE.replace("upload", f"upload{n}") for n in range(200)})
+    workspace = open_ws(root, tmp_path)
+    workspace.index()
+    searcher = workspace.searcher
+    weights: list[float] = []
+    original = searcher._rank
+
+    def spy(q, lists, *args, **kw):  # type: ignore[no-untyped-def]
+        weights.extend(r.weight for r in lists if r.name == "vector:minilm")
+        return original(q, lists, *args, **kw)
+
+    searcher._rank = spy  # type: ignore[method-assign]
+    workspace.fill_deep(max_chunks=2)  # the index's first two chunks, before any question
+    workspace.search("upload127 with retry", SearchFilters(k=3))
+    assert weights[-1] < 0.1  # hardly any of the question's candidates held yet
+    workspace.fill_deep(max_chunks=len(workspace.indexer._asked["minilm"]))
+    assert workspace.indexer.fill_fraction("minilm") < 0.9
+    workspace.search("upload127 with retry", SearchFilters(k=3))
+    assert weights[-1] == 1.0  # every one of them held, most of the workspace not
+
+
+def test_the_latest_questions_candidates_are_taken_first_and_the_queue_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groundls.index import indexer as indexer_module
+
+    root = tmp_path / "repo"
+    write(root, {"m.py": CODE})
+    workspace = open_ws(root, tmp_path)
+    monkeypatch.setattr(indexer_module, "ASKED_KEPT", 5)
+    index = workspace.indexer
+    index.want_first("minilm", [1, 2, 3])
+    index.want_first("minilm", [7, 8, 9, 2])
+    assert index._take_asked("minilm", 3) == [7, 8, 9]
+    assert index._take_asked("minilm", 10) == [2, 1]  # 3, the oldest, was forgotten
+    assert index._take_asked("minilm", 10) == []

@@ -1,4 +1,5 @@
-"""Repairs for what a small model gets wrong in a grounded answer.
+"""Repairs for what a small model gets wrong in a grounded answer (run in order by
+``answer/passes.py``, which counts how often each fires).
 
 - It echoes an excerpt's location label ("[1] src/a.py:10-24 (Retry > upload)") as a heading
   (also after a lead-in such as "答え:") or inline: the label lines are dropped, an inline label
@@ -7,12 +8,6 @@
   while another excerpt holds most of them, is re-pointed at that excerpt.
 - It cites a lower-ranked excerpt for what a better-ranked one says as well (a guide restating
   the code, a passage repeated in two chapters): the better-ranked one is cited first.
-- It quotes a code expression from one excerpt and cites another: the one it quotes is cited
-  first.
-- Asked about a named symbol ("What does Context.ensure_object do?"), it cites first a guide
-  that describes it rather than the excerpt that defines it: the definition is cited first.
-- Answering a Japanese question over English excerpts, it goes on after a Japanese sentence by
-  pasting an English excerpt: such a paragraph is dropped.
 - It lists an excerpt's path as a header (``1. [1] docs/guide.rst``, ``## guide.md``): such a
   line is dropped, unless the answer is nothing else.
 - It goes round in circles: a token loop (:func:`loop_start`) cuts the answer; a paragraph or
@@ -22,14 +17,8 @@
   an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, a reST heading's
   ``=====`` underline, the ``…`` that stands for elided lines. Those lines are dropped
   (:func:`drop_scaffolding`).
-- It writes its citation as a sentence of its own ("… `Client(timeout=5)`. This is [3].", "The
-  answer is [1].") or leaves such a stub without one ("This is."): the stub goes and its citation
-  joins the sentence before it (:func:`merge_stub_sentences`).
 - It answers without citing anything: the answer is cited, at its end, to the excerpt that
   shares most of its words (the first one when none shares more).
-- It ends by announcing what follows ("… add this line to `~/.bashrc`:") and stops there: the
-  block that follows the announcing line in a cited guide is shown after the answer, quoted as
-  that guide writes it (:func:`announced_block`).
 - It pastes an excerpt instead of answering: :func:`pasted_share` measures it (the benchmarks
   report it; the prompt asks for the model's own words).
 - Asked to hedge, a 1.5B model writes only the hedge: the service adds it instead, unless the
@@ -50,10 +39,7 @@ from groundls.answer.citations import (
     overlap,
     stemmed_features,
 )
-from groundls.chunkers.textrules import display_width, is_cjk_letter
-from groundls.results import Hit
-from groundls.search.query import Query, analyse
-from groundls.search.signals import qualified_as_asked
+from groundls.chunkers.textrules import display_width
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
 _LABEL = re.compile(
@@ -91,62 +77,6 @@ def drop_lead_in(text: str) -> str:
     answer that is nothing else stays."""
     m = _LEADING_LEAD_IN.match(text)
     return text[m.end() :].lstrip() if m and text[m.end() :].strip() else text
-
-
-#: Words a stub sentence is made of: "This is [1].", "The answer is [2].", "See [1].", "For
-#: example, [1]" — a place for a citation, saying nothing.
-_STUB_WORDS = frozenset(
-    [
-        "this",
-        "that",
-        "it",
-        "is",
-        "was",
-        "the",
-        "answer",
-        "see",
-        "source",
-        "sources",
-        "excerpt",
-        "from",
-        "as",
-        "shown",
-        "in",
-        "for",
-        "example",
-    ]
-)
-#: The last sentence of a line, after the sentence before it on that line.
-_LAST_SENTENCE = re.compile(r"(?<=[.!?])(?P<gap>[ \t]+)(?P<stub>[^.!?\n]*[.!?]?)[ \t]*$")
-
-
-def merge_stub_sentences(text: str) -> tuple[str, int]:
-    """The answer without stub sentences closing a line ("… `Client(timeout=5)`. This is [3].")
-    : the stub's citations move to the end of the sentence before it ("… `Client(timeout=5)`
-    [3]."). Returns the text and how many stubs went."""
-    merged = 0
-
-    def fix(line: str) -> str:
-        nonlocal merged
-        m = _LAST_SENTENCE.search(line)
-        if m is None:
-            return line
-        stub = m.group("stub")
-        if not (MARKER.search(stub) or stub.rstrip().endswith((".", "!", "?"))):
-            return line  # a sentence going on on the next line ("… on whitespace.  The")
-        words = re.findall(r"[A-Za-z]+", MARKER.sub(" ", stub))
-        if not words or len(words) > 4 or any(w.lower() not in _STUB_WORDS for w in words):
-            return line
-        head = line[: m.start()]  # ends in the previous sentence's full stop
-        if re.search(r"\b(?:e\.g|i\.e|etc|vs)\.$", head, re.IGNORECASE):
-            return line  # an abbreviation's stop, not a sentence's
-        numbers = cited_numbers(stub)
-        merged += 1
-        if not numbers:
-            return head
-        return f"{head[:-1].rstrip()} {_marker(numbers)}{head[-1]}"
-
-    return "\n".join(fix(line) for line in text.split("\n")), merged
 
 
 #: A line that is nothing but citations (and perhaps a full stop).
@@ -410,19 +340,6 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
 PASTED = 0.6
 
 
-_PLAIN_WORD = re.compile(r"[(\"'`]*[A-Za-z]+[)\"'`.,;:!?]*")
-_HAS_LETTER = re.compile(r"[A-Za-z]")
-
-
-def english_prose(block: str) -> bool:
-    """Whether a paragraph is English prose, not code or a command: at least five words, and at
-    least 70 % of them plain words (lines without letters, such as a heading's underline, are
-    left out; ``$ dpkg-depcheck -d ./configure`` or ``def f(x):`` are mostly not words)."""
-    words = [w for line in block.splitlines() if _HAS_LETTER.search(line) for w in line.split()]
-    plain = sum(1 for w in words if _PLAIN_WORD.fullmatch(w))
-    return len(words) >= 5 and plain >= 0.7 * len(words)
-
-
 def fenced_lines(lines: Sequence[str]) -> list[bool]:
     """For each line, whether it belongs to a fenced code block (its ``` lines included)."""
     out: list[bool] = []
@@ -446,48 +363,6 @@ def paragraphs(text: str) -> list[str]:
             continue
         blocks[-1].append(line)
     return ["\n".join(b) for b in blocks if b]
-
-
-_UNDERLINE = re.compile(r"[-=~^`#*+]{3,}")
-
-
-def copied_heading(block: str, sources: Sequence[str]) -> bool:
-    """Whether a paragraph is an excerpt's heading copied out: one line of plain words (after
-    Markdown's ``#`` marks) that an excerpt holds, with at most a reST underline under it."""
-    lines = [line.strip() for line in block.strip().splitlines()]
-    titles = [line.lstrip("#").strip() for line in lines if not _UNDERLINE.fullmatch(line)]
-    if len(titles) != 1 or not titles[0]:
-        return False
-    words = titles[0].split()
-    if not all(_PLAIN_WORD.fullmatch(w) for w in words):
-        return False
-    return any(titles[0] in source for source in sources)
-
-
-#: A paragraph with fewer Japanese letters than this is not Japanese: a stray word the model
-#: wrote before an English paragraph it pasted (「使用 ``eval`` means that …」).
-STRAY_LETTERS = 5
-
-
-def drop_foreign_pastes(text: str, sources: Sequence[str]) -> tuple[str, int]:
-    """A Japanese answer without the paragraphs of English prose it pasted from the excerpts
-    (no more than a stray Japanese word in them, mostly copied) and the English headings it
-    copied above them.
-    Quoted code and commands stay. Returns the text and how many paragraphs went; an answer
-    that would be left empty is kept."""
-    blocks = paragraphs(text)
-    kept = [
-        b
-        for b in blocks
-        if sum(1 for ch in b if is_cjk_letter(ch)) >= STRAY_LETTERS
-        or not (
-            (english_prose(b) and pasted_share(b, sources) >= PASTED) or copied_heading(b, sources)
-        )
-    ]
-    dropped = len(blocks) - len(kept)
-    if not dropped or not any(b.strip() for b in kept):
-        return text, 0
-    return "\n\n".join(kept).strip(), dropped
 
 
 #: A line that only separates excerpts (``---``), stands for elided lines (``…``) or underlines
@@ -652,85 +527,6 @@ def cite_better_ranked(
     return _each_citation(text, fix), added
 
 
-#: Code quoted in backticks: an expression such as ``shlex.shlex(s, posix=True)`` or
-#: ``python -m`` (one that holds something besides a name), six characters or more.
-_QUOTED = re.compile(r"`([^`\n]{6,})`")
-_NAME_ONLY = re.compile(r"[\w.]+")
-
-
-#: A name as code writes it: snake_case, a dotted path, camelCase.
-_CODE_SHAPED = re.compile(r"[_.]|[a-z][A-Z]")
-
-
-def quoted_code(sentence: str) -> list[str]:
-    """The code a sentence quotes, whitespace collapsed: expressions, and names shaped as code
-    (``should_strip_ansi``, ``CliRunner``, ``__package__``). A plain word (``option``) is left
-    out: it is prose in many excerpts. (A citation moves only when exactly one excerpt holds
-    the quote, see :func:`cite_quoted_source`.)"""
-    quoted = (" ".join(q.split()) for q in _QUOTED.findall(sentence))
-    return [
-        q for q in quoted if len(q) >= 6 and (not _NAME_ONLY.fullmatch(q) or _CODE_SHAPED.search(q))
-    ]
-
-
-def cite_quoted_source(text: str, excerpts: Mapping[int, str]) -> tuple[str, int]:
-    """Put first in a citation the excerpt its sentence quotes code from, when the cited one
-    does not hold the quoted expression and exactly one other excerpt does. Returns the text and
-    how many citations changed."""
-    flat = {n: " ".join(body.split()) for n, body in excerpts.items()}
-    changed = 0
-
-    def fix(nums: list[int], sentence: str) -> list[int]:
-        nonlocal changed
-        quotes = quoted_code(sentence)
-        if not (quotes and nums and nums[0] in flat) or any(q in flat[nums[0]] for q in quotes):
-            return nums
-        holders = [n for n in sorted(flat) if any(q in flat[n] for q in quotes)]
-        if len(holders) != 1:
-            return nums
-        changed += 1
-        return [holders[0], *(n for n in nums if n != holders[0])]
-
-    return _each_citation(text, fix), changed
-
-
-#: Code chunks that define what their title names (not a module, a window of lines, the later
-#: parts of a long type's outline, or an extension of a type defined elsewhere).
-_DEFINING = frozenset({"class", "function", "method"})
-
-
-def asked_definition(question: str, hits: Mapping[int, Hit]) -> int | None:
-    """The excerpt that defines the symbol ``question`` names, when one definition does: one
-    excerpt, or the parts of one long definition (the same symbol in the same file), of which the
-    best-ranked. A qualified name (``Context.ensure_object``, ``Rack::Response``) means the
-    definition its qualifier names (see :func:`signals.qualified_as_asked`)."""
-    query = analyse(question)
-    defining = [n for n in sorted(hits) if _defines(hits[n], query)]
-    one = len({(hits[n].path, hits[n].title) for n in defining}) == 1
-    return defining[0] if one else None
-
-
-def _defines(hit: Hit, query: Query) -> bool:
-    if hit.kind != "code" or hit.text_type not in _DEFINING:
-        return False
-    symbol = hit.title.rsplit(".", 1)[-1]
-    return bool(query.qualifiers(symbol)) and qualified_as_asked(query, hit, symbol)
-
-
-def cite_definition_first(text: str, definition: int | None) -> tuple[str, int]:
-    """Put ``definition`` (see :func:`asked_definition`) first in the answer's first citation:
-    asked about a symbol, the reader's first link should be where it is defined, even when the
-    model took its words from a guide describing it. Returns the text and 1 when it changed."""
-    first = MARKER.search(text)
-    if definition is None or first is None:
-        return text, 0
-    nums = marker_numbers(first.group(1))
-    if nums[:1] == [definition]:
-        return text, 0
-    fixed = _marker([definition, *(n for n in nums if n != definition)])
-    return text[: first.start()] + fixed + text[first.end() :], 1
-
-
 def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
     """The excerpt an uncited answer comes from: the one sharing the largest share of its words
     (see :func:`overlap`); on a tie the better-ranked (lower-numbered) one. None without
@@ -741,85 +537,6 @@ def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
 
 
 _END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
-
-
-#: An answer that ends by announcing something: a colon, then at most its citation.
-_ANNOUNCES = re.compile(rf"[:：][ \t]*(?:{MARKER.pattern}[ \t]*)*[.。]?\s*$")
-#: A reST directive (``.. code-block:: bash``) or one of its option lines (``:linenos:``).
-_DIRECTIVE = re.compile(r"^\s*(?:\.\.\s+[\w:-]+::\s*(?P<language>[\w+-]*)|:[\w-]+:(?:\s.*)?)$")
-_FENCE = re.compile(r"^\s*(?P<fence>```+|~~~+)\s*(?P<language>[\w+-]*)")
-#: The longest block shown for an announcing answer: the line or two it promised, not a page.
-ANNOUNCED_LINES = 12
-
-
-def announced_block(text: str, guides: Sequence[str]) -> str | None:
-    """The code block that an answer ending with a colon announces but never wrote ("To enable
-    it, add this line to `~/.bashrc`: [1]"), fenced: the block after the line of a cited guide
-    (``guides``: the cited doc excerpts' texts, in citation order) that shares most of the
-    answer's last sentence and also ends with a colon. None when the answer does not end so, or
-    no such line is followed by a short code block."""
-    if not _ANNOUNCES.search(text):
-        return None
-    body = _ANNOUNCES.sub("", text)
-    said = stemmed_features(body[_last_sentence_start(body) :])
-    best: tuple[float, str] | None = None
-    for guide in guides:
-        lines = guide.splitlines()
-        for i, line in enumerate(lines):
-            if not line.rstrip().endswith((":", "：")) or _DIRECTIVE.match(line):
-                continue
-            # (the sentence that ends there, which may begin lines above)
-            start = next((j + 1 for j in range(i - 1, -1, -1) if not lines[j].strip()), 0)
-            paragraph = " ".join(x.strip() for x in lines[start : i + 1])
-            own = stemmed_features(paragraph[_last_sentence_start(paragraph[:-1]) :])
-            shared = len(own & said)
-            if shared < min(2, len(own)) or shared / len(own) < 0.5:
-                continue
-            block = _block_after(lines, i)
-            if block is not None and (best is None or shared / len(own) > best[0]):
-                best = (shared / len(own), block)
-    return best[1] if best else None
-
-
-def _last_sentence_start(text: str) -> int:
-    bounds = [m.end() for m in _END.finditer(text.rstrip())]
-    return bounds[-1] if bounds else 0
-
-
-def _block_after(lines: Sequence[str], at: int) -> str | None:
-    """The code block that follows ``lines[at]`` (a fenced block, or lines indented deeper, after
-    any reST directive), fenced; None when none follows or it is longer than
-    ``ANNOUNCED_LINES``."""
-    indent = len(lines[at]) - len(lines[at].lstrip())
-    language = ""
-    i = at + 1
-    while i < len(lines) and (not lines[i].strip() or _DIRECTIVE.match(lines[i])):
-        directive = _DIRECTIVE.match(lines[i])
-        if directive and directive.group("language"):
-            language = directive.group("language")
-        i += 1
-    if i >= len(lines):
-        return None
-    fence = _FENCE.match(lines[i])
-    if fence:
-        end = next(
-            (j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence["fence"])),
-            None,
-        )
-        body, language = lines[i + 1 : end], fence["language"]
-    else:
-        body = []
-        for line in lines[i:]:
-            if line.strip() and len(line) - len(line.lstrip()) <= indent:
-                break
-            body.append(line)
-    while body and not body[-1].strip():
-        body.pop()
-    if not body or len(body) > ANNOUNCED_LINES:
-        return None
-    margin = min(len(x) - len(x.lstrip()) for x in body if x.strip())
-    code = "\n".join(x[margin:] for x in body)
-    return f"```{language}\n{code}\n```"
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:

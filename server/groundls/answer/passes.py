@@ -5,10 +5,16 @@ text, and says how many times it fired. The counts travel with the answer (``Ans
 so a benchmark run reports how often each pass fired on each question set: a pass that fires
 only on the public sets' saved runs, or never, is a candidate for deletion (BENCHMARKS.md).
 
-The order matters: text that is not the answer goes first (repeated lines, echoed labels,
-scaffolding, pasted foreign text), then citations are checked and moved to the excerpt that says
-what their sentence says, then every specific must be in the excerpts, then an answer left
-citing nothing gets its source, and an announced block that never came is added.
+The order matters: text that is not the answer goes first (repeated lines, echoed labels, a
+lead-in word, scaffolding), then citations are checked and moved to the excerpt that says what
+their sentence says, then every specific must be in the excerpts, and an answer left citing
+nothing gets its source.
+
+Deleted after counting (BENCHMARKS.md, twenty-third session): five passes that fired on no
+held-out question (pasted English paragraphs in a Japanese answer, citations moved to the excerpt
+whose code a sentence quotes or that defines the asked name, stub sentences merged, an announced
+block added from a guide): four never fired in 125 questions (79 model answers), the last only
+on a public set.
 """
 
 from __future__ import annotations
@@ -106,13 +112,6 @@ def _scaffolding(draft: Draft) -> int:
     return fired
 
 
-def _foreign_pastes(draft: Draft) -> int:
-    if draft.language != "ja":
-        return 0
-    draft.text, fired = hygiene.drop_foreign_pastes(draft.text, list(draft.texts.values()))
-    return fired
-
-
 def _invalid_citations(draft: Draft) -> int:
     draft.text, dropped = cit.drop_invalid_markers(draft.text, range(1, len(draft.excerpts) + 1))
     dropped += [n for n in draft.model_numbers if not draft.valid(n) and n not in dropped]
@@ -127,17 +126,6 @@ def _moved_citations(draft: Draft) -> int:
 
 def _better_ranked(draft: Draft) -> int:
     draft.text, fired = hygiene.cite_better_ranked(draft.text, draft.bodies, draft.question)
-    return fired
-
-
-def _quoted_source(draft: Draft) -> int:
-    draft.text, fired = hygiene.cite_quoted_source(draft.text, draft.texts)
-    return fired
-
-
-def _definition_first(draft: Draft) -> int:
-    definition = hygiene.asked_definition(draft.question, {e.n: e.hit for e in draft.excerpts})
-    draft.text, fired = hygiene.cite_definition_first(draft.text, definition)
     return fired
 
 
@@ -169,38 +157,18 @@ def _added_citation(draft: Draft) -> int:
     return 1
 
 
-def _announced_block(draft: Draft) -> int:
-    """ "… add this line to `~/.bashrc`: [1]" and the model stopped: the line it announced, from
-    the guide it cites."""
-    if not draft.found or draft.cut or not draft.text.strip():
-        return 0
-    by_n = {e.n: e for e in draft.excerpts}
-    guides = [by_n[n].hit.text for n in draft.cited() if by_n[n].hit.kind == "doc"]
-    block = hygiene.announced_block(draft.text, guides)
-    if block is None:
-        return 0
-    draft.text = f"{draft.text.rstrip()}\n\n{block}"
-    draft.show(f"\n\n{block}")
-    return 1
-
-
 #: The passes, in the order they run. Names are the keys of ``Answer.repairs``.
 PASSES: tuple[Pass, ...] = (
     Pass("repeated_lines", _text_pass(hygiene.drop_repeated_lines)),
     Pass("echoed_labels", _echoed_labels),
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
-    Pass("pasted_paragraphs", _foreign_pastes),
     Pass("invalid_citations", _invalid_citations),
     Pass("moved_citations", _moved_citations),
     Pass("better_ranked_citations", _better_ranked),
-    Pass("quoted_source_citations", _quoted_source),
-    Pass("definition_citations", _definition_first),
-    Pass("stub_sentences", _text_pass(hygiene.merge_stub_sentences)),
     Pass("citation_lines", _text_pass(hygiene.citations_to_line_ends)),
     Pass("unsupported_specifics", _unsupported_specifics),
     Pass("added_citations", _added_citation),
-    Pass("announced_blocks", _announced_block),
 )
 
 

@@ -33,6 +33,9 @@ EMBED_BATCH = 64
 #: Deep-tier chunks embedded in one model call (about two seconds of MiniLM on two cores), so
 #: ``fill_deep`` checks its cancel event at least that often.
 DEEP_BATCH = 32
+#: Chunks that searches reached and a deep space still lacks, kept per space for the fill to take
+#: first (the oldest are forgotten past this many).
+ASKED_KEPT = 2000
 
 ProgressCallback = Callable[[IndexProgress], None]
 
@@ -94,6 +97,10 @@ class Indexer:
         #: per deep space, vectors held and wanted (counted with the order, kept up by fills)
         self._deep_have: dict[str, int] = {}
         self._deep_wanted: dict[str, int] = {}
+        #: per deep space, chunks searches reached that it lacks: the fill takes them first,
+        #: the latest question's best-ranked first (see ``want_first``)
+        self._asked: dict[str, dict[int, None]] = {}
+        self._asked_lock = threading.Lock()
         #: deep spaces that cannot be used now (their model server is down), and why
         self.unavailable: dict[str, str] = {}
         self._retry_at = 0.0
@@ -293,7 +300,10 @@ class Indexer:
         self.ensure_spaces()
         self._retry_unavailable()
         done = 0
-        for space in self.deep_order():
+        # every space's asked chunks (``want_first``) first, then each space in turn
+        order = [(space, False) for space in self.deep_order()]
+        order += [(space, True) for space in self.deep_order()]
+        for space, scan in order:
             if space in self.unavailable:
                 continue
             model = self.models.get(space)
@@ -301,7 +311,7 @@ class Indexer:
                 if cancel is not None and cancel.is_set():
                     return done
                 room = DEEP_BATCH if max_chunks is None else min(DEEP_BATCH, max_chunks - done)
-                todo = self._deep_todo(space, room)
+                todo = self._deep_todo(space, room, scan=scan)
                 if not todo:
                     break
                 texts = {h: t for _, h, t in todo}
@@ -321,30 +331,75 @@ class Indexer:
                 done += len(hashes)
         return done
 
-    def _deep_todo(self, space: str, limit: int) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` chunks that need a ``space`` vector: (rowid, content hash, embed text)."""
-        todo: list[tuple[int, str, str]] = []
+    def want_first(self, space: str, rowids: Sequence[int]) -> None:
+        """Chunks a search reached (best first) that ``space`` lacks: the fill embeds them before
+        the rest, so the questions people ask get the deep tier's ranking long before the whole
+        workspace is filled (search weighs a deep list by how many of the question's own
+        candidates it holds)."""
+        with self._asked_lock:
+            queue = self._asked.setdefault(space, {})
+            for rowid in reversed(rowids):  # taken from the end: the best-ranked first
+                queue.pop(rowid, None)
+                queue[rowid] = None
+            while len(queue) > ASKED_KEPT:
+                del queue[next(iter(queue))]
+
+    def _take_asked(self, space: str, limit: int) -> list[int]:
+        with self._asked_lock:
+            queue = self._asked.get(space, {})
+            taken = list(reversed(list(queue)[-limit:])) if queue else []
+            for rowid in taken:
+                del queue[rowid]
+        return taken
+
+    def _deep_todo(
+        self, space: str, limit: int, *, scan: bool = True
+    ) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` chunks that need a ``space`` vector: (rowid, content hash, embed text);
+        the chunks searches reached first (``want_first``), then (``scan``) the rest in rowid
+        order."""
         walker = WorkspaceWalker(self.root, self.config)
-        while len(todo) < limit:
+        todo: list[tuple[int, str, str]] = []
+        while len(todo) < limit and (asked := self._take_asked(space, limit - len(todo))):
+            rank = {rowid: i for i, rowid in enumerate(asked)}
+            rows = sorted(self.store.chunks_without_among(space, asked), key=lambda r: rank[r[0]])
+            todo += self._embed_texts(walker, [r for r in rows if self._wants(space, r)])
+        while scan and len(todo) < limit:
             after = self._deep_after.get(space, 0)
             rows = self.store.chunks_without(space, after, limit)
             if not rows:
                 break
-            wanted = [r for r in rows if space in self.policy.spaces_of(r[4], r[5])]
+            have = {rowid for rowid, _, _ in todo}
+            wanted = [r for r in rows if self._wants(space, r) and r[0] not in have]
             taken = wanted[: limit - len(todo)]
             # look again after the last row taken, or past every row read when all were taken
             last = taken[-1][0] if len(taken) < len(wanted) else rows[-1][0]
-            by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
-            for row in taken:
-                by_path.setdefault(row[1], []).append(row)
-            for path, chunk_rows in by_path.items():
-                chunks = self._current_chunks(walker, path)
-                for rowid, _, chunk_id, h, _, _ in chunk_rows:
-                    chunk = chunks.get(chunk_id)
-                    if chunk is not None and chunk.content_hash == h:
-                        todo.append((rowid, h, chunk.embed_text))
+            todo += self._embed_texts(walker, taken)
             self._deep_after[space] = last
         return todo
+
+    def _wants(self, space: str, row: tuple[int, str, str, str, str, str]) -> bool:
+        return space in self.policy.spaces_of(row[4], row[5])
+
+    def _embed_texts(
+        self, walker: WorkspaceWalker, rows: Sequence[tuple[int, str, str, str, str, str]]
+    ) -> list[tuple[int, str, str]]:
+        """(rowid, content hash, embed text) of chunk rows, the file chunked again; rows whose
+        file changed since it was indexed are left to the next index run."""
+        by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
+        for row in rows:
+            by_path.setdefault(row[1], []).append(row)
+        out: list[tuple[int, str, str]] = []
+        for path, chunk_rows in by_path.items():
+            chunks = self._current_chunks(walker, path)
+            for rowid, _, chunk_id, h, _, _ in chunk_rows:
+                chunk = chunks.get(chunk_id)
+                if chunk is not None and chunk.content_hash == h:
+                    out.append((rowid, h, chunk.embed_text))
+        if len(by_path) > 1:  # grouped by file above: back to the order asked
+            order = {row[0]: i for i, row in enumerate(rows)}
+            out.sort(key=lambda t: order[t[0]])
+        return out
 
     def _current_chunks(self, walker: WorkspaceWalker, path: str) -> dict[str, Chunk]:
         """The chunks of a file as indexed, or {} when it changed or cannot be read now."""

@@ -260,6 +260,17 @@ class StoreReads:
         sql = "SELECT id FROM chunks WHERE space = ? AND id IN ({ids})"
         return {r[0] for r in self._rows_in(sql, rowids, space)}
 
+    def rowids_in(self, space: str, rowids: Sequence[int]) -> set[int]:
+        """The chunks among ``rowids`` that hold a vector in ``space``."""
+        sql = "SELECT id FROM chunks WHERE ',' || space || ',' LIKE ? AND id IN ({ids})"
+        return {r[0] for r in self._rows_in(sql, rowids, f"%,{space},%")}
+
+    def chunk_kinds(self, rowids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """Each chunk's kind and the first 400 characters of its text (what decides its
+        spaces, see ``SpacePolicy.spaces_of``)."""
+        sql = "SELECT id, kind, substr(text, 1, 400) FROM chunks WHERE id IN ({ids})"
+        return {r[0]: (r[1], r[2]) for r in self._rows_in(sql, rowids)}
+
     def chunk_rowid(self, chunk_id: str) -> int | None:
         row = self.conn.execute("SELECT id FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
         return row[0] if row else None

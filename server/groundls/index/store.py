@@ -390,6 +390,19 @@ class Store(StoreReads):
             (after, f"%,{space},%", limit),
         ).fetchall()
 
+    def chunks_without_among(
+        self, space: str, rowids: Sequence[int]
+    ) -> list[tuple[int, str, str, str, str, str]]:
+        """Of ``rowids``, the chunks with no vector in ``space``, as :meth:`chunks_without`."""
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        return self.conn.execute(
+            "SELECT id, path, chunk_id, content_hash, kind, substr(text, 1, 400) FROM chunks "
+            f"WHERE id IN ({marks}) AND ',' || space || ',' NOT LIKE ? ORDER BY id",
+            (*rowids, f"%,{space},%"),
+        ).fetchall()
+
     def count_in(self, space: str) -> int:
         """How many chunks have a vector in ``space``."""
         row = self.conn.execute(

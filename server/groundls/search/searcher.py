@@ -86,6 +86,7 @@ class Searcher:
         rewrite: Rewrite | None = None,
         fill_fraction: Callable[[str], float] | None = None,
         unavailable: Callable[[], dict[str, str]] | None = None,
+        reached: Callable[[str, list[int]], None] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -94,6 +95,8 @@ class Searcher:
         self.rewrite = rewrite
         #: how much of a space is filled (a deep tier's list counts as much as it covers)
         self.fill_fraction = fill_fraction or (lambda space: 1.0)
+        #: told, after a search, the candidates a partly filled deep space lacks (best first)
+        self.reached = reached
         #: deep spaces that cannot be used now, and why (a model server that is down)
         self.unavailable = unavailable or dict
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
@@ -159,6 +162,7 @@ class Searcher:
             self._english_lists(english, filters, candidates, filled, found, share)
             q = replace(english, text=q.text, script=q.script)
         check_cancel(cancel)
+        lacking = self._weigh_partial_spaces(found)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
         whole = q.script == "latin" or english is not None
@@ -168,6 +172,7 @@ class Searcher:
         if ranking is None:
             return SearchResult()
         scores, ordered, hits, symbols = ranking
+        self._hand_over(lacking, ordered)
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         kept = self._located([_scored(hits[r], scores[r]) for r in ranked], k)
         top = ranked[0] if ranked else None
@@ -193,6 +198,48 @@ class Searcher:
             coverage,
             notice,
         )
+
+    def _weigh_partial_spaces(self, found: _Evidence) -> dict[str, list[int]]:
+        """A deep space still being filled: its lists count as much as it holds of this
+        question's own candidates (what the complete spaces' and the keyword lists found, of
+        the chunks it embeds). Over only the few chunks filled so far its list would lift
+        exactly those (a MiniLM tier 1-4 % filled cost SEMBLE-PUB 0.897 -> 0.885); over every
+        candidate it judges them all fairly, however little of the rest of the workspace it
+        holds. Returns the candidates each such space lacks."""
+        down = self.unavailable()
+        partial = [s for s in self.policy.deferred if s not in down and self.fill_fraction(s) < 1.0]
+        if not partial:
+            return {}
+        own: dict[int, None] = {}
+        for ranked in found.lists:
+            if not any(ranked.name.startswith(f"vector:{s}") for s in partial):
+                own.update(dict.fromkeys(ranked.ids[:CANDIDATES]))
+        kinds = self.store.chunk_kinds(list(own))
+        shares: dict[str, float] = {}
+        lacking: dict[str, list[int]] = {}
+        for space in partial:
+            wanted = [r for r in own if r in kinds and space in self.policy.spaces_of(*kinds[r])]
+            held = self.store.rowids_in(space, wanted)
+            shares[space] = len(held) / len(wanted) if wanted else self.fill_fraction(space)
+            lacking[space] = [r for r in wanted if r not in held]
+        found.lists = [
+            replace(ranked, weight=ranked.weight * shares[space])
+            if (space := _space_of(ranked.name)) in shares
+            else ranked
+            for ranked in found.lists
+        ]
+        return lacking
+
+    def _hand_over(self, lacking: dict[str, list[int]], ordered: Sequence[int]) -> None:
+        """The candidates partly filled deep spaces lack, in the order this search ranked them
+        (the rest after), to ``reached``: the fill embeds them first."""
+        if self.reached is None:
+            return
+        for space, rowids in lacking.items():
+            if rowids:
+                left = set(rowids)
+                ranked = [r for r in ordered if r in left]
+                self.reached(space, ranked + [r for r in rowids if r not in set(ranked)])
 
     def _unlikely_language(
         self, q: Query, english: Query, filters: SearchFilters, filled: set[str]
@@ -256,9 +303,7 @@ class Searcher:
         """The nearest chunks to the question in each embedding space that holds vectors (the
         multilingual space's by language when one is unlikely, see ``_by_language``)."""
         weights = {
-            space: self.config.vector_weight
-            * SPACE_WEIGHTS[q.script].get(space, 1.0)
-            * self.fill_fraction(space)
+            space: self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             for space in self.policy.all_spaces
             if space in filled
         }
@@ -276,7 +321,7 @@ class Searcher:
                 continue
             nearest = [r for r, _ in self.store.knn(space, vector, depth, filters)]
             found.lists += self._by_language(f"vector:{space}", weight, nearest, split, candidates)
-            if weight >= 1.0 and nearest:
+            if weight >= 1.0 and nearest and self.fill_fraction(space) >= 1.0:
                 found.tops[space] = nearest[0]
             if q.script == "latin" and space in UNIQUE_BOOST:
                 # What only this space holds (Japanese prose) has no list of its own for an
@@ -355,9 +400,9 @@ class Searcher:
                 continue
             vector = self.models.query_vector(space, english.text)
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            weight = cfg.vector_weight * share * self.fill_fraction(space)
+            weight = cfg.vector_weight * share
             found.lists.append(RankedList(f"vector:{space}:english", weight, nearest))
-            if nearest:
+            if nearest and self.fill_fraction(space) >= 1.0:
                 found.tops[space] = nearest[0]
         if english.terms:
             expression = match_expression([*english.terms, *english.compounds])
@@ -517,6 +562,12 @@ class Searcher:
             ):
                 out.append(near)
         return out
+
+
+def _space_of(list_name: str) -> str:
+    """The space of a vector list (``vector:e5:ja`` -> ``e5``); "" for any other list."""
+    kind, _, rest = list_name.partition(":")
+    return rest.partition(":")[0] if kind == "vector" else ""
 
 
 def _phrase(word: str) -> str:
