@@ -53,7 +53,9 @@ class AnswerConfig:
     context_tokens: int = 700
     #: Seconds the answer should take to start: the excerpts are cut to what the model reads in
     #: that time on this machine (measured; never below 250 tokens). 0 = always context_tokens.
-    first_token_s: float = 5.0
+    #: (5 s -> 4 s: TTFT p50 4.65 -> 3.99 s over 66 questions, the first citations the same set
+    #: by set; BENCHMARKS.md, twenty-third session.)
+    first_token_s: float = 4.0
     #: "brief": a few sentences; "full": numbered steps and short code blocks copied from the
     #: excerpts where they apply, up to ``FULL_TOKENS_FACTOR`` times ``max_tokens`` (the time
     #: limit still holds).
