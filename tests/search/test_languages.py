@@ -71,12 +71,13 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
         english = workspace.store.chunk_at("docs/retry.md", 3)
         assert english is not None
         rowid = workspace.store.chunk_rowid(english.chunk_id)
+        vectors = searcher._query_vectors([("static", q.text), ("use", q.text)])
         found = _Evidence()
-        searcher._vector_lists(q, filters, 10, {"static", "use"}, found)
+        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, vectors)
         own = next(x for x in found.lists if x.name == "vector:use")
         assert rowid not in own.ids  # fifteen Japanese sections fill its ten places
         found = _Evidence()
-        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, unlikely="ja")
+        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, vectors, unlikely="ja")
         likely = next(x for x in found.lists if x.name == "vector:use")
         other = next(x for x in found.lists if x.name == "vector:use:ja")
         assert rowid in likely.ids and likely.weight == other.weight

@@ -146,9 +146,22 @@ class Searcher:
         # a space without vectors (the deep tier before its fill) would only cost an embedding
         filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
         english = self._english(q, filled, cancel)
+        # every query vector this search needs, side by side; the models keep them, so the
+        # language judge and the rewrite's lists below read theirs from there
+        weight = self.config.vector_weight
+        pairs = [
+            (space, q.text)
+            for space in self.policy.all_spaces
+            if space in filled and weight * SPACE_WEIGHTS[q.script].get(space, 1.0) > 0
+        ]
+        if english is not None:
+            wanted = (MULTILINGUAL_SPACE, *self._english_spaces)
+            pairs += [(space, english.text) for space in wanted if space in filled]
+        check_cancel(cancel)
+        vectors = self._query_vectors(pairs)
         unlikely = self._unlikely_language(q, english, filters, filled) if english else None
         found = _Evidence()
-        self._vector_lists(q, filters, candidates, filled, found, unlikely, cancel)
+        self._vector_lists(q, filters, candidates, filled, found, vectors, unlikely, cancel)
         check_cancel(cancel)
         keyword_weight = (
             self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
@@ -297,25 +310,25 @@ class Searcher:
         candidates: int,
         filled: set[str],
         found: _Evidence,
+        vectors: dict[tuple[str, str], np.ndarray | EmbedderUnavailable],
         unlikely: str | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
         """The nearest chunks to the question in each embedding space that holds vectors (the
-        multilingual space's by language when one is unlikely, see ``_by_language``)."""
+        multilingual space's by language when one is unlikely, see ``_by_language``);
+        ``vectors``: the question's, by space and text (see ``_query_vectors``)."""
         weights = {
             space: self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
             for space in self.policy.all_spaces
             if space in filled
         }
         wanted = [space for space, weight in weights.items() if weight > 0]
-        check_cancel(cancel)
-        vectors = self._query_vectors(wanted, q.text)
         for space in wanted:
             check_cancel(cancel)
             weight = weights[space]
             split = unlikely if space in MULTILINGUAL_SPACES else None
             depth = candidates * DEEPER if split else candidates
-            vector = vectors[space]
+            vector = vectors[(space, q.text)]
             if isinstance(vector, EmbedderUnavailable):
                 found.missing[space] = str(vector)  # searched without it, and said so
                 continue
@@ -341,22 +354,23 @@ class Searcher:
                 )
 
     def _query_vectors(
-        self, spaces: Sequence[str], text: str
-    ) -> dict[str, np.ndarray | EmbedderUnavailable]:
-        """The question's vector in each space, the models side by side (each holds its own lock
+        self, pairs: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], np.ndarray | EmbedderUnavailable]:
+        """The vectors of (space, text) pairs, the models side by side (each holds its own lock
         and most of their work leaves Python's lock; e5's one-thread query need not wait for the
         others): on debref-ja with e5 filled, a new question's search p50 went from 77-94 ms to
-        66-76 ms (BENCHMARKS.md)."""
+        66-76 ms; with a Japanese question's English rewrite embedded beside it too, from
+        93-104 ms to 64-73 ms (BENCHMARKS.md)."""
 
-        def one(space: str) -> np.ndarray | EmbedderUnavailable:
+        def one(pair: tuple[str, str]) -> np.ndarray | EmbedderUnavailable:
             try:
-                return self.models.query_vector(space, text)
+                return self.models.query_vector(*pair)
             except EmbedderUnavailable as exc:
                 return exc
 
-        if len(spaces) < 2:
-            return {space: one(space) for space in spaces}
-        return dict(zip(spaces, _QUERY_POOL.map(one, spaces), strict=True))
+        if len(pairs) < 2:
+            return {pair: one(pair) for pair in pairs}
+        return dict(zip(pairs, _QUERY_POOL.map(one, pairs), strict=True))
 
     def _keyword_lists(
         self,
