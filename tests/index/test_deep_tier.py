@@ -143,3 +143,39 @@ def test_the_latest_questions_candidates_are_taken_first_and_the_queue_is_bounde
     assert index._take_asked("minilm", 3) == [7, 8, 9]
     assert index._take_asked("minilm", 10) == [2, 1]  # 3, the oldest, was forgotten
     assert index._take_asked("minilm", 10) == []
+
+
+@pytest.mark.slow
+def test_with_the_real_models_a_questions_candidates_get_their_deep_vectors_first(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    topics = ["upload", "invoice", "thumbnail", "session", "cache", "webhook", "backup", "quota"]
+    write(
+        root,
+        {
+            f"pkg/{topic}_{n}.py": (
+                f"def {topic}_step_{n}(item, attempts=3):\n"
+                f'    """Handle the {topic} step {n} for one item."""\n'
+                f"    return run_{topic}(item, attempts)\n"
+            )
+            for topic in topics
+            for n in range(25)
+        },
+    )
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    workspace = Workspace.open(root, config, tmp_path / "index")
+    try:
+        workspace.index()
+        assert workspace.indexer.fill_fraction("minilm") == 0.0
+        hits = workspace.search("generate a thumbnail for an item", SearchFilters(k=5)).hits
+        assert hits and "thumbnail" in hits[0].path
+        workspace.fill_deep(max_chunks=5)
+        filled = workspace.store.rowids_in("minilm", list(range(1, 400)))
+        assert len(filled) == 5
+        best = workspace.store.chunk_rowid(hits[0].chunk_id)
+        assert best in filled  # not the workspace's first five chunks (pkg/backup_*)
+        filled_paths = {h.path for h in workspace.store.hits_by_rowid(list(filled)).values()}
+        assert not any(p.startswith("pkg/backup_") for p in filled_paths)
+    finally:
+        workspace.close()
