@@ -46,6 +46,9 @@ class FileRecord:
 
 # what a chunk's row says about it besides its text; a newer chunker may say it differently
 _FACTS = "kind, text_type, title, breadcrumb, symbol, signature"
+#: A chunk as the deep-tier fill reads it: rowid, path, chunk id, content hash, kind, and the
+#: first 400 characters of its text (what ``SpacePolicy.spaces_of`` looks at).
+_DEEP_ROW = "id, path, chunk_id, content_hash, kind, substr(text, 1, 400)"
 _NAMES = (
     "(SELECT group_concat(name, char(31) ORDER BY name) FROM chunk_names WHERE chunk = chunks.id)"
 )
@@ -385,7 +388,7 @@ class Store(StoreReads):
         """Chunks with no vector in ``space``, in rowid order after ``after``: (rowid, path,
         chunk id, content hash, kind, the first 400 characters of the text)."""
         return self.conn.execute(
-            "SELECT id, path, chunk_id, content_hash, kind, substr(text, 1, 400) FROM chunks "
+            f"SELECT {_DEEP_ROW} FROM chunks "
             "WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
             (after, f"%,{space},%", limit),
         ).fetchall()
@@ -398,7 +401,7 @@ class Store(StoreReads):
             return []
         marks = ",".join("?" * len(rowids))
         return self.conn.execute(
-            "SELECT id, path, chunk_id, content_hash, kind, substr(text, 1, 400) FROM chunks "
+            f"SELECT {_DEEP_ROW} FROM chunks "
             f"WHERE id IN ({marks}) AND ',' || space || ',' NOT LIKE ? ORDER BY id",
             (*rowids, f"%,{space},%"),
         ).fetchall()

@@ -151,12 +151,7 @@ class Searcher:
         english = self._english(q, filled, cancel)
         # every query vector this search needs, side by side; the models keep them, so the
         # language judge and the rewrite's lists below read theirs from there
-        weight = self.config.vector_weight
-        pairs = [
-            (space, q.text)
-            for space in self.policy.all_spaces
-            if space in filled and weight * SPACE_WEIGHTS[q.script].get(space, 1.0) > 0
-        ]
+        pairs = [(space, q.text) for space in self._space_weights(q, filled)]
         if english is not None:
             wanted = (MULTILINGUAL_SPACE, *self._english_spaces)
             pairs += [(space, english.text) for space in wanted if space in filled]
@@ -228,7 +223,7 @@ class Searcher:
             return {}
         own: dict[int, None] = {}
         for ranked in found.lists:
-            if not any(ranked.name.startswith(f"vector:{s}") for s in partial):
+            if _space_of(ranked.name) not in partial:
                 own.update(dict.fromkeys(ranked.ids[:CANDIDATES]))
         kinds = self.store.chunk_kinds(list(own))
         shares: dict[str, float] = {}
@@ -255,7 +250,8 @@ class Searcher:
             if rowids:
                 left = set(rowids)
                 ranked = [r for r in ordered if r in left]
-                self.reached(space, ranked + [r for r in rowids if r not in set(ranked)])
+                seen = set(ranked)
+                self.reached(space, ranked + [r for r in rowids if r not in seen])
 
     def _unlikely_language(
         self, q: Query, english: Query, filters: SearchFilters, filled: set[str]
@@ -320,15 +316,8 @@ class Searcher:
         """The nearest chunks to the question in each embedding space that holds vectors (the
         multilingual space's by language when one is unlikely, see ``_by_language``);
         ``vectors``: the question's, by space and text (see ``_query_vectors``)."""
-        weights = {
-            space: self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
-            for space in self.policy.all_spaces
-            if space in filled
-        }
-        wanted = [space for space, weight in weights.items() if weight > 0]
-        for space in wanted:
+        for space, weight in self._space_weights(q, filled).items():
             check_cancel(cancel)
-            weight = weights[space]
             split = unlikely if space in MULTILINGUAL_SPACES else None
             depth = candidates * DEEPER if split else candidates
             vector = vectors[(space, q.text)]
@@ -355,6 +344,16 @@ class Searcher:
                 found.lists += self._by_language(
                     f"vector:{space}:sentences", parts_weight, ids, split, candidates
                 )
+
+    def _space_weights(self, q: Query, filled: set[str]) -> dict[str, float]:
+        """The spaces the question's own text is searched in (those that hold vectors and count
+        for its script) and the weight of each one's list."""
+        weights = {
+            space: self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
+            for space in self.policy.all_spaces
+            if space in filled
+        }
+        return {space: weight for space, weight in weights.items() if weight > 0}
 
     def _query_vectors(
         self, pairs: Sequence[tuple[str, str]]
