@@ -116,3 +116,21 @@ def test_nearer_japanese_passages_the_english_rewrites_lists_count_half(
         assert english_weights("ログ 保存 期間") == [0.5, 1.0]
     finally:
         workspace.close()
+
+
+def test_a_japanese_questions_own_text_is_not_embedded_in_the_spaces_that_read_english_only(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        searcher = workspace.searcher
+        filled = {"static", "use"}
+        assert set(searcher._space_weights(analyse("ログ の 保存 期間"), filled)) == {"use"}
+        assert set(searcher._space_weights(analyse("how long logs are kept"), filled)) == filled
+    finally:
+        workspace.close()
