@@ -109,8 +109,8 @@ class EmbeddingsConfig:
 
 @dataclass
 class IndexConfig:
-    #: a shared base index (``groundls index --export``): the workspace starts from it and
-    #: indexes only the files that differ (``--base FILE`` on the command line)
+    #: a shared base index (``groundls index --export``), read in place: the workspace's own
+    #: index holds only the files that differ (``--base FILE`` on the command line)
     base: str = ""
 
 

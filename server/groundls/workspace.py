@@ -24,6 +24,7 @@ from groundls.index import base as base_index
 from groundls.index.cluster import RayPlan, ray_build
 from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
 from groundls.index.indexer import Indexer
+from groundls.index.layered import LayeredStore
 from groundls.index.spaces import SERVED_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.results import (
@@ -71,10 +72,13 @@ class Workspace:
         models = dict(embedders or {})
         self.base: Path | None = None
         self.base_manifest: base_index.Manifest | None = None
+        self.store: Store
         if config.index.base:
             self.base = Path(config.index.base).expanduser().resolve()
             self.base_manifest = self._start_from_base(self.base, Embedders(models))
-        self.store = Store(index_path)
+            self.store = LayeredStore(index_path, self.base)
+        else:
+            self.store = Store(index_path)
         if self.policy.served and SERVED_SPACE not in models:
             models[SERVED_SPACE] = _served_model(served, self.store)
         self.models = Embedders(models)
@@ -109,7 +113,7 @@ class Workspace:
 
     def _start_from_base(self, base: Path, models: Embedders) -> base_index.Manifest:
         """Check the base index's models against this groundls's and make the workspace's index
-        start from it (once per base); the next index run re-indexes what differs."""
+        an overlay of it (once per base); the next index run fills it with what differs."""
         manifest = base_index.read_manifest(base)
         wanted = {}
         for space in self.policy.all_spaces:
@@ -117,16 +121,21 @@ class Workspace:
                 model = models.get(space)
                 wanted[space] = {"model": model.name, "version": model.version, "dim": model.dim}
         base_index.check_models(manifest, wanted, base.name)
-        if base_index.adopt(base, self.index_path, manifest):
-            log.info("index started from base %s (commit %s)", base.name, manifest.commit or "-")
+        if base_index.start_overlay(self.index_path, manifest):
+            log.info("index reads base %s (commit %s)", base.name, manifest.commit or "-")
         return manifest
 
     def export(self, dest: Path) -> base_index.Manifest:
         """Write this index as a base for others (see ``groundls.index.base``)."""
+        if isinstance(self.store, LayeredStore):
+            raise base_index.BaseRefused(
+                "this workspace's index is an overlay of a base: export from an index built"
+                " without --base"
+            )
         return base_index.export(self.index_path, self.root, dest)
 
     def base_status(self) -> dict[str, Any] | None:
-        """The base index this workspace started from: its file, commit, and how many files
+        """The base index this workspace reads: its file, commit, and how many files
         differ from it (changed, new or deleted)."""
         if self.base is None or self.base_manifest is None:
             return None
@@ -135,7 +144,7 @@ class Workspace:
             "commit": self.base_manifest.commit,
             "dirty": self.base_manifest.dirty,
             "created": self.base_manifest.created,
-            "overlaid": base_index.overlaid(self.store.conn, self.base),
+            "overlaid": self.store.overlaid() if isinstance(self.store, LayeredStore) else 0,
         }
 
     # -- indexing ----------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""A shared base index: exported with its manifest, started from by a teammate's checkout, which
-indexes only what differs; a base of other models is refused; the base file is never written."""
+"""A shared base index: exported with its manifest, read in place by a teammate's checkout, whose
+own index holds only what differs (the overlay); search over both ranks as one index of the
+workspace would; a base of other models is refused; the base file is never written."""
 
 from __future__ import annotations
 
@@ -9,15 +10,19 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from groundls.cli.main import main as cli
 from groundls.config import Config
 from groundls.index import base as base_index
 from groundls.index.db import connect
+from groundls.index.terms import match_expression
 from groundls.workspace import Workspace
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "search_ws"
+#: a larger workspace for comparing rankings: this project's own engine source
+ENGINE = Path(__file__).parents[2] / "server" / "groundls"
 
 pytestmark = pytest.mark.slow
 
@@ -152,3 +157,137 @@ def test_the_command_line_exports_and_reports_the_base(exported, tmp_path, capsy
     missing = cli(["status", "-w", str(mine), "--base", str(tmp_path / "nope.groundls")])
     assert missing == 2
     assert "base index not found: " in capsys.readouterr().err
+
+
+def own_chunks(ws: Workspace) -> int:
+    """Chunks held in the workspace's own index file (not read from the base)."""
+    return ws.store.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0]
+
+
+def test_the_workspace_index_holds_only_the_overlay_and_the_base_is_read_in_place(
+    exported, tmp_path
+):
+    ci, base, manifest = exported
+    mine = tmp_path / "me" / "repo"
+    shutil.copytree(ci, mine)
+    ws = Workspace.open(mine, base_config(base), tmp_path / "my-index")
+    ws.refresh()
+    assert own_chunks(ws) == 0
+    assert ws.store.stats()["chunks"] == manifest.chunks
+    assert ws.search("retry failed uploads").hits[0].path == "src/storage/uploads.py"
+
+    (mine / "docs" / "glacier.md").write_text("# Cold storage\n\nOld uploads move to glacier.\n")
+    guide = (mine / "docs" / "guide.md").read_text()
+    (mine / "docs" / "guide.md").unlink()
+    ws.refresh()
+    assert own_chunks(ws) == 1  # the new file's one chunk; the deletion is a record
+    assert ws.store.file_checksum("docs/guide.md") is None
+
+    # the deleted file back as it was: the base's version is seen again
+    (mine / "docs" / "guide.md").write_text(guide)
+    ws.refresh()
+    assert ws.store.file_checksum("docs/guide.md") is not None
+    assert any(h.path == "docs/guide.md" for h in ws.search("guide").hits)
+    ws.close()
+
+
+def test_search_over_a_base_and_its_overlay_ranks_as_one_index_of_the_workspace(tmp_path):
+    ci = tmp_path / "ci"
+    shutil.copytree(ENGINE, ci, ignore=shutil.ignore_patterns("__pycache__"))
+    built = Workspace.open(ci, Config(), tmp_path / "ci-index")
+    built.index()
+    base = tmp_path / "engine.groundls"
+    built.export(base)
+    built.close()
+    mine = tmp_path / "me"
+    shutil.copytree(ci, mine)
+    edited = mine / "index" / "store.py"
+    edited.write_text(
+        edited.read_text() + "\n\ndef quarantine_upload(path):\n"
+        '    """Move an upload that failed its checks aside."""\n    return path\n'
+    )
+    (mine / "NOTES.md").write_text("# Cold storage\n\nOld uploads move to glacier tiers.\n")
+    (mine / "answer" / "passes.py").unlink()
+    layered = Workspace.open(mine, base_config(base), tmp_path / "my-index")
+    layered.refresh()
+    whole = Workspace.open(mine, Config(), tmp_path / "whole-index")
+    whole.index()
+    assert layered.store.stats()["chunks"] == whole.store.stats()["chunks"]
+    assert own_chunks(layered) < own_chunks(whole) / 10
+    questions = [
+        "quarantine upload that failed its checks",
+        "glacier cold storage",
+        "how is the confidence of a search decided",
+        "where are a file's chunks written to the database",
+        "keyword search with bm25",
+        "export a base index with its manifest",
+        "reciprocal rank fusion of ranked lists",
+        "answer passes that repair a draft",
+    ]
+    overlap = 0
+    for question in questions:
+        mine_best = [h.chunk_id for h in layered.search(question).hits[:5]]
+        whole_best = [h.chunk_id for h in whole.search(question).hits[:5]]
+        assert mine_best[:1] == whole_best[:1], question
+        overlap += len(set(mine_best) & set(whole_best))
+        assert all(h.path != "answer/passes.py" for h in layered.search(question).hits)
+    assert overlap >= 0.9 * 5 * len(questions)
+    hits = layered.search("quarantine_upload").hits
+    assert hits[0].path == "index/store.py"
+    # the edited file's keyword scores are on the base's scale: within the difference that the
+    # overlay's own average chunk length makes, not the overlay's own (tiny) document counts
+    for terms in (["chunk", "vector", "transaction"], ["file", "checksum"], ["quarantine"]):
+        expression = match_expression(terms)
+        mine_scores = keyword_scores(layered, expression)
+        whole_scores = keyword_scores(whole, expression)
+        edited = [c for c in mine_scores if c[0] == "index/store.py" and c in whole_scores]
+        assert edited, terms
+        for chunk in edited:
+            assert mine_scores[chunk] == pytest.approx(whole_scores[chunk], rel=0.2), terms
+    # hover's related notes read a base chunk's vectors through the overlay
+    at = layered.store.chunk_at("search/fusion.py", 30)
+    assert at is not None
+    mine_vectors = layered.store.chunk_vectors(layered.store.chunk_rowid(at.chunk_id))
+    whole_vectors = whole.store.chunk_vectors(whole.store.chunk_rowid(at.chunk_id))
+    assert mine_vectors and set(mine_vectors) == set(whole_vectors)
+    assert all(np.allclose(mine_vectors[s], whole_vectors[s]) for s in mine_vectors)
+    layered.close()
+    whole.close()
+
+
+def keyword_scores(ws: Workspace, expression: str) -> dict[tuple[str, str], float]:
+    """(path, chunk id) -> BM25 score of the best 30 keyword matches."""
+    found = ws.store.keyword(expression, 30)
+    hits = ws.store.hits_by_rowid([rowid for rowid, _ in found])
+    return {(hits[rowid].path, hits[rowid].chunk_id): score for rowid, score in found}
+
+
+def test_a_teammate_fills_the_deep_tier_of_the_base_chunks_in_the_overlay(exported, tmp_path):
+    ci, base, _ = exported
+    before = digest(base)
+    mine = tmp_path / "me" / "repo"
+    shutil.copytree(ci, mine)
+    ws = Workspace.open(mine, base_config(base), tmp_path / "my-index")
+    ws.refresh()
+    have, wanted = ws.deep_status()
+    assert have == 0 and wanted > 0  # the base was exported before its deep tier was filled
+    assert ws.fill_deep() == wanted
+    assert ws.deep_status() == (wanted, wanted)
+    assert own_chunks(ws) == 0  # the vectors are the overlay's, the chunks still the base's
+    whole = Workspace.open(mine, Config(), tmp_path / "whole-index")
+    whole.index()
+    whole.fill_deep()
+    for question in ("retry failed uploads", "ログの設定はどこ", "where are settings read"):
+        got = [h.chunk_id for h in ws.search(question).hits[:5]]
+        assert got == [h.chunk_id for h in whole.search(question).hits[:5]], question
+    ws.close()
+    whole.close()
+    assert digest(base) == before
+
+
+def test_a_workspace_reading_a_base_refuses_to_export_itself(exported, tmp_path):
+    ci, base, _ = exported
+    ws = Workspace.open(ci, base_config(base), tmp_path / "my-index")
+    with pytest.raises(base_index.BaseRefused, match="overlay of a base"):
+        ws.export(tmp_path / "again.groundls")
+    ws.close()

@@ -3,10 +3,10 @@ start from it instead of indexing the same commit again.
 
 ``groundls index --export FILE`` writes a self-contained copy of the index (no question history)
 with a manifest: the models of its spaces and their versions, the chunker, the source commit and
-the groundls version. A workspace whose ``index.base`` (``--base FILE``) names such a file takes
-it as its starting point: the base file is only ever read; the workspace's own index starts as a
-copy of it (made once per base), and the usual incremental run then re-indexes exactly the files
-whose content differs from the base, adds new files and drops deleted ones. A base whose models
+the groundls version. A workspace whose ``index.base`` (``--base FILE``) names such a file reads
+it in place, read-only: the workspace's own index holds only an overlay (see
+:mod:`groundls.index.layered`), and the usual incremental run fills it with exactly the files
+whose content differs from the base, the new files and the deleted ones. A base whose models
 differ from this groundls's is refused.
 """
 
@@ -16,7 +16,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import time
 from dataclasses import asdict, dataclass
@@ -25,7 +24,7 @@ from typing import Any
 
 from groundls import __version__
 from groundls.chunkers import CHUNKER_VERSION
-from groundls.index.db import connect, transaction
+from groundls.index.db import connect, migrate, transaction
 from groundls.results import WorkspaceError
 
 MANIFEST_KEY = "base_manifest"
@@ -168,9 +167,10 @@ def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]], name: st
             )
 
 
-def adopt(base: Path, index_path: Path, manifest: Manifest) -> bool:
-    """Make ``index_path`` start from ``base`` unless it already did (the same base id): a copy,
-    written beside it and renamed into place. Returns whether it was copied."""
+def start_overlay(index_path: Path, manifest: Manifest) -> bool:
+    """Make ``index_path`` an overlay of the base ``manifest`` describes unless it already is
+    one: any other index there (a whole index, or the overlay of another base) is removed with
+    the files kept beside it. Returns whether a new overlay was started."""
     if index_path.is_file():
         with contextlib.suppress(Exception):
             conn = connect(index_path)
@@ -183,30 +183,18 @@ def adopt(base: Path, index_path: Path, manifest: Manifest) -> bool:
             if row is not None and row[0] == manifest.id:
                 return False
     index_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = index_path.with_name(index_path.name + ".from-base")
-    shutil.copyfile(base, partial)
-    conn = connect(partial)
+    for stale in index_path.parent.glob(index_path.stem + ".*"):
+        if stale.name.endswith(
+            (".sqlite", ".sqlite-wal", ".sqlite-shm", ".usearch", ".npz", ".json")
+        ):
+            stale.unlink(missing_ok=True)
+    conn = connect(index_path)
     try:
+        migrate(conn)
         with transaction(conn):
             conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (BASE_ID_KEY, manifest.id)
             )
     finally:
         conn.close()
-    for stale in index_path.parent.glob(index_path.stem + ".*"):
-        if stale.name.endswith((".sqlite-wal", ".sqlite-shm", ".usearch", ".npz", ".json")):
-            stale.unlink(missing_ok=True)
-    os.replace(partial, index_path)
     return True
-
-
-def overlaid(index_conn: Any, base: Path) -> int:
-    """Files of the workspace index that differ from the base: changed, new or deleted."""
-    conn = connect(base, readonly=True)
-    try:
-        theirs = dict(conn.execute("SELECT path, checksum FROM files").fetchall())
-    finally:
-        conn.close()
-    mine = dict(index_conn.execute("SELECT path, checksum FROM files").fetchall())
-    changed = sum(theirs.get(path) != checksum for path, checksum in mine.items())
-    return changed + sum(path not in mine for path in theirs)

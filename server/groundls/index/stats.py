@@ -5,26 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 
-def index_stats(conn: Any) -> dict[str, Any]:
-    """Files and chunks by kind and language, chunk sizes, sentence vectors, skipped files."""
-    by_kind = dict(conn.execute("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())
+def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict[str, Any]:
+    """Files and chunks by kind and language, chunk sizes, sentence vectors, skipped files
+    (``chunks`` and ``files``: the tables or views to count)."""
+    by_kind = dict(conn.execute(f"SELECT kind, COUNT(*) FROM {chunks} GROUP BY kind").fetchall())
     by_language = dict(
-        conn.execute("SELECT language, COUNT(*) FROM chunks GROUP BY language").fetchall()
+        conn.execute(f"SELECT language, COUNT(*) FROM {chunks} GROUP BY language").fetchall()
     )
     # a file that gives no chunk (an empty one) has no kind
     files_by_kind = dict(
         conn.execute(
-            "SELECT COALESCE(NULLIF(kind, ''), 'empty'), COUNT(*) FROM files GROUP BY 1"
+            f"SELECT COALESCE(NULLIF(kind, ''), 'empty'), COUNT(*) FROM {files} GROUP BY 1"
         ).fetchall()
     )
     skipped = dict(conn.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason").fetchall())
-    lengths = [r[0] for r in conn.execute("SELECT length(text) FROM chunks").fetchall()]
+    lengths = [r[0] for r in conn.execute(f"SELECT length(text) FROM {chunks}").fetchall()]
     return {
-        "files": conn.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+        "files": conn.execute(f"SELECT COUNT(*) FROM {files}").fetchone()[0],
         "chunks": len(lengths),
-        "sentence_vectors": conn.execute("SELECT COALESCE(SUM(parts), 0) FROM chunks").fetchone()[
-            0
-        ],
+        "sentence_vectors": conn.execute(
+            f"SELECT COALESCE(SUM(parts), 0) FROM {chunks}"
+        ).fetchone()[0],
         "files_by_kind": files_by_kind,
         "chunks_by_kind": by_kind,
         "chunks_by_language": by_language,

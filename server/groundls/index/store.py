@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,12 +17,11 @@ from typing import Any
 
 from groundls.chunkers import Chunk
 from groundls.index.ann import AnnCopy
-from groundls.index.db import connect, migrate, transaction
+from groundls.index.db import migrate, transaction
 from groundls.index.history import History
 from groundls.index.reads import PART_STRIDE, StoreReads
 from groundls.index.stats import index_stats
 from groundls.index.terms import index_terms
-from groundls.index.vector_copies import VectorCopies
 
 
 @dataclass(frozen=True)
@@ -67,27 +65,16 @@ class Store(StoreReads):
     """Thread-safe access to one index file (a connection per thread, WAL mode): the writes here,
     the reads in :class:`~groundls.index.reads.StoreReads`."""
 
+    #: the id the first chunk gets (a store over a base numbers its own chunks after the base's)
+    FIRST_ID = 1
+
     def __init__(self, path: Path) -> None:
-        self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._all: list[Any] = []
-        self._lock = threading.Lock()
-        self._copies = VectorCopies()
+        super().__init__(path)
         self.history = History(lambda: self.conn)
         migrate(self.conn)
         #: spaces that keep sentence vectors (recorded with the space's model in ``meta``)
         self._parts_spaces = {n for n, spec in self.spaces().items() if spec.get("parts")}
-
-    @property
-    def conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self.path)
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
 
     def close(self) -> None:
         # a vector graph changed by this process's writes is kept for the next one
@@ -96,13 +83,7 @@ class Store(StoreReads):
             if isinstance(copy, AnnCopy) and copy.dirty:
                 with contextlib.suppress(OSError, RuntimeError):
                     copy.save(self.ann_path(table), copy.seq)
-        with self._lock:
-            for conn in self._all:
-                # closing a connection made by another thread may fail; harmless at shutdown
-                with contextlib.suppress(Exception):
-                    conn.close()
-            self._all.clear()
-        self._local = threading.local()
+        self._close_connections()
 
     # -- meta and spaces ------------------------------------------------------------------
 
@@ -126,7 +107,7 @@ class Store(StoreReads):
         conn = self.conn
         with transaction(conn):
             for table in (f"vec_{info.name}", f"vec_{info.name}_parts"):
-                conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute(f"DROP TABLE IF EXISTS main.{table}")
             conn.execute(
                 f"CREATE VIRTUAL TABLE vec_{info.name} USING vec0("
                 f"chunk integer primary key, embedding float[{info.dim}] distance_metric=cosine, "
@@ -164,11 +145,11 @@ class Store(StoreReads):
     # -- files ------------------------------------------------------------------------------
 
     def file_checksums(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT path, checksum FROM files").fetchall())
+        return dict(self.conn.execute(f"SELECT path, checksum FROM {self.FILES}").fetchall())
 
     def file_stats(self) -> dict[str, tuple[int, int]]:
         """Each indexed file's (size, mtime_ns) as it was when indexed."""
-        rows = self.conn.execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        rows = self.conn.execute(f"SELECT path, size, mtime_ns FROM {self.FILES}").fetchall()
         return {path: (size, mtime) for path, size, mtime in rows}
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
@@ -179,7 +160,9 @@ class Store(StoreReads):
             )
 
     def file_checksum(self, path: str) -> str | None:
-        row = self.conn.execute("SELECT checksum FROM files WHERE path = ?", (path,)).fetchone()
+        row = self.conn.execute(
+            f"SELECT checksum FROM {self.FILES} WHERE path = ?", (path,)
+        ).fetchone()
         return row[0] if row else None
 
     def stored_vector(self, space: str, content_hash: str) -> bytes | None:
@@ -312,11 +295,16 @@ class Store(StoreReads):
         return int(cur.lastrowid)
 
     def _insert_chunk(self, file_id: int, ordinal: int, chunk: Chunk, space_list: str) -> int:
+        rowid: int | None = None  # SQLite's next id
+        if self.FIRST_ID > 1:
+            last = self.conn.execute("SELECT max(id) FROM chunks").fetchone()[0]
+            rowid = max(self.FIRST_ID, (last or 0) + 1)
         cur = self.conn.execute(
-            "INSERT INTO chunks(chunk_id, file_id, path, ord, start_line, end_line, language,"
+            "INSERT INTO chunks(id, chunk_id, file_id, path, ord, start_line, end_line, language,"
             " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
+                rowid,
                 chunk.id,
                 file_id,
                 chunk.path,
@@ -388,7 +376,7 @@ class Store(StoreReads):
         """Chunks with no vector in ``space``, in rowid order after ``after``: (rowid, path,
         chunk id, content hash, kind, the first 400 characters of the text)."""
         return self.conn.execute(
-            f"SELECT {_DEEP_ROW} FROM chunks "
+            f"SELECT {_DEEP_ROW} FROM {self.CHUNKS} "
             "WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
             (after, f"%,{space},%", limit),
         ).fetchall()
@@ -401,7 +389,7 @@ class Store(StoreReads):
             return []
         marks = ",".join("?" * len(rowids))
         return self.conn.execute(
-            f"SELECT {_DEEP_ROW} FROM chunks "
+            f"SELECT {_DEEP_ROW} FROM {self.CHUNKS} "
             f"WHERE id IN ({marks}) AND ',' || space || ',' NOT LIKE ? ORDER BY id",
             (*rowids, f"%,{space},%"),
         ).fetchall()
@@ -409,7 +397,8 @@ class Store(StoreReads):
     def count_in(self, space: str) -> int:
         """How many chunks have a vector in ``space``."""
         row = self.conn.execute(
-            "SELECT count(*) FROM chunks WHERE ',' || space || ',' LIKE ?", (f"%,{space},%",)
+            f"SELECT count(*) FROM {self.CHUNKS} WHERE ',' || space || ',' LIKE ?",
+            (f"%,{space},%",),
         ).fetchone()
         return int(row[0])
 
@@ -483,4 +472,4 @@ class Store(StoreReads):
             )
 
     def stats(self) -> dict[str, Any]:
-        return index_stats(self.conn)
+        return index_stats(self.conn, self.CHUNKS, self.FILES)

@@ -285,6 +285,8 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
                 }
             )
             entry["tiers"] = folder.workspace.tiers()
+            # the shared base read in place (its file name, commit, files overlaid), or null
+            entry["base"] = wire.camel(folder.workspace.base_status())
             entry["unavailableSpaces"] = folder.workspace.unavailable_spaces
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}

@@ -21,6 +21,7 @@ INDEX_KEYS = (
     "chunk_min_chars",
     "embedders",
     "embeddings",
+    "index",  # the shared base index
 )
 
 _LEVELS = {
