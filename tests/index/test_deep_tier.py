@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from groundls.config import Config
-from groundls.index.embedders import E5Embedder
+from groundls.index.embedders import E5Embedder, MiniLMEmbedder
 from groundls.results import SearchFilters
 from groundls.workspace import Workspace
 from tests.helpers.fakes import FakeEmbedder
@@ -82,6 +82,15 @@ def test_e5_embeds_queries_and_passages_with_their_own_prefixes() -> None:
     long = text * 100
     assert np.allclose(model.embed([long])[0], model.embed([long[:600]])[0], atol=1e-5)
     assert model.version.endswith("/chars=600")
+
+
+def test_minilm_embeds_a_question_on_its_own_session_as_it_embeds_a_passage() -> None:
+    model = MiniLMEmbedder()
+    texts = ["how are failed uploads retried", "where is the log retention set"]
+    passages = model.embed(texts)
+    for text, passage in zip(texts, passages, strict=True):
+        assert np.allclose(model.embed_query(text), passage, atol=1e-5)
+    assert model._query_model is not model._model  # the question's one-thread session
 
 
 def test_the_fill_embeds_first_the_candidates_a_search_reached(tmp_path: Path) -> None:

@@ -128,8 +128,24 @@ class MiniLMEmbedder:
             specific_model_path=str(_MODELS_DIR / "all-MiniLM-L6-v2"),
             threads=_threads(),
         )
+        self._new_session = functools.partial(
+            TextEmbedding, model_id, specific_model_path=str(_MODELS_DIR / "all-MiniLM-L6-v2")
+        )
+        self._query_model: Any = None
+        self._query_lock = threading.Lock()
         self._batch_size = batch_size
         self._gate = QueryFirst()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A question, on a session of its own with one thread: beside e5's one-thread query
+        (the longest of a search's query vectors) it takes the other core, not both (a Japanese
+        question's query vectors 32-39 -> 26-28 ms, search p50 61-63 -> 48-60 ms on debref-ja;
+        BENCHMARKS.md). Loaded on the first question (RSS +95 MB)."""
+        with self._query_lock:
+            if self._query_model is None:
+                self._query_model = self._new_session(threads=1, enable_cpu_mem_arena=False)
+        vectors = self._gate.run(lambda: list(self._query_model.embed([text])), query=True)
+        return np.asarray(vectors[0], dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
