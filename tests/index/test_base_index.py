@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -131,6 +132,11 @@ def test_a_base_built_with_other_models_is_refused_with_the_reason(exported, tmp
     conn.close()
     with pytest.raises(base_index.BaseRefused, match="another-static-model.*export it again"):
         Workspace.open(tmp_path / "ci" / "repo", base_config(other), tmp_path / "x-index")
+    conn = connect(other)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(base_index.BaseRefused, match="schema version 99.*export it again"):
+        Workspace.open(tmp_path / "ci" / "repo", base_config(other), tmp_path / "z-index")
     not_an_index = tmp_path / "notes.groundls"
     not_an_index.write_text("hello")
     with pytest.raises(base_index.BaseRefused, match="not a groundls index"):
@@ -290,4 +296,28 @@ def test_a_workspace_reading_a_base_refuses_to_export_itself(exported, tmp_path)
     ws = Workspace.open(ci, base_config(base), tmp_path / "my-index")
     with pytest.raises(base_index.BaseRefused, match="overlay of a base"):
         ws.export(tmp_path / "again.groundls")
+    ws.close()
+
+
+def test_a_base_gone_while_the_workspace_is_open_is_a_clear_error(exported, tmp_path):
+    ci, base, _ = exported
+    moved = tmp_path / "elsewhere.groundls"
+    shutil.copyfile(base, moved)
+    ws = Workspace.open(ci, base_config(moved), tmp_path / "my-index")
+    ws.refresh()
+    assert ws.search("retry failed uploads").hits
+    moved.unlink()
+    failed: list[Exception] = []
+
+    def search_on_a_new_thread() -> None:  # a new connection attaches the base again
+        try:
+            ws.search("retry failed uploads")
+        except Exception as exc:  # noqa: BLE001 - what the face would be given
+            failed.append(exc)
+
+    worker = threading.Thread(target=search_on_a_new_thread)
+    worker.start()
+    worker.join()
+    assert len(failed) == 1 and isinstance(failed[0], base_index.BaseRefused)
+    assert str(failed[0]) == "base index elsewhere.groundls cannot be read: unable to open database"
     ws.close()

@@ -24,10 +24,13 @@ from typing import Any
 
 from groundls import __version__
 from groundls.chunkers import CHUNKER_VERSION
-from groundls.index.db import connect, migrate, transaction
+from groundls.index.db import MIGRATIONS, connect, migrate, transaction
 from groundls.results import WorkspaceError
 
 MANIFEST_KEY = "base_manifest"
+#: The oldest index schema a base may have: the first with every table reads use (the names a
+#: chunk binds, ``chunk_names``); later versions changed only the question history.
+SCHEMA_READ = 5
 #: Meta keys of a workspace index made from a base: the base's id and path.
 BASE_ID_KEY = "base_id"
 
@@ -140,13 +143,25 @@ def read_manifest(path: Path) -> Manifest:
         conn = connect(path, readonly=True)
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (MANIFEST_KEY,)).fetchone()
+            schema = conn.execute("PRAGMA user_version").fetchone()[0]
         finally:
             conn.close()
     except Exception as exc:  # noqa: BLE001 - not SQLite, or not groundls's
         raise BaseRefused(f"{path.name} is not a groundls index ({exc})") from None
     if row is None:
         raise BaseRefused(f"{path.name} has no manifest: make it with `groundls index --export`")
+    _check_schema(path, schema)
     return Manifest(**json.loads(row[0]))
+
+
+def _check_schema(path: Path, version: int) -> None:
+    """A base is read as it is (never migrated): its tables must be the ones this groundls
+    reads."""
+    if version < SCHEMA_READ or version > len(MIGRATIONS):
+        raise BaseRefused(
+            f"base {path.name} has index schema version {version}, this groundls reads "
+            f"{SCHEMA_READ} to {len(MIGRATIONS)}: export it again with this version"
+        )
 
 
 def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]], name: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from groundls.chunkers import Chunk
+from groundls.index.base import BaseRefused
 from groundls.index.db import transaction
 from groundls.index.reads import HEAD_WEIGHT, PART_STRIDE, _filters
 from groundls.index.store import _DEEP_ROW, FileRecord, Store
@@ -73,7 +74,15 @@ class LayeredStore(Store):
         self._base_total = int(conn.execute("SELECT count(*) FROM base.chunks").fetchone()[0])
 
     def _on_connect(self, conn: Any) -> None:
-        conn.execute("ATTACH DATABASE ? AS base", (f"{self.base_path.resolve().as_uri()}?mode=ro",))
+        try:
+            conn.execute(
+                "ATTACH DATABASE ? AS base", (f"{self.base_path.resolve().as_uri()}?mode=ro",)
+            )
+            conn.execute("SELECT 1 FROM base.chunks LIMIT 1")
+        except Exception as exc:  # noqa: BLE001 - gone, unreadable or not an index
+            conn.close()
+            why = str(exc).split(":")[0]  # SQLite's reason without the file's full path
+            raise BaseRefused(f"base index {self.base_path.name} cannot be read: {why}") from None
         conn.execute(
             f"CREATE TEMP VIEW layered_chunks AS SELECT {_CHUNK_COLUMNS}, space, parts"
             " FROM main.chunks UNION ALL"
