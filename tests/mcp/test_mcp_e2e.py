@@ -196,3 +196,31 @@ async def test_status_reports_tiers_models_and_what_confidence_means(client: Cli
     text = _text(result)
     assert "tier static" in text and "tier minilm" in text and "confidence: high" in text
     assert not _leaks(text)
+
+
+async def test_an_agent_searches_a_workspace_that_reads_a_shared_base(
+    workspace: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, index_dir = workspace
+    base = tmp_path / "team.groundls"
+    subprocess.run(
+        [*CLI, "index", "--quiet", str(root), "--index-dir", str(index_dir), "--export", str(base)],
+        check=True,
+        capture_output=True,
+    )
+    mine = tmp_path / "mine"
+    shutil.copytree(root, mine)
+    (mine / "docs" / "glacier.md").write_text("# Glacier\n\nmarmot_narwhal_drum tiers.\n")
+    params = StdioServerParameters(
+        command=CLI[0],
+        args=[*CLI[1:], "mcp", "--workspace", str(mine), "--index-dir", str(tmp_path / "i"),
+              "--base", str(base)],
+    )  # fmt: skip
+    async with Client(params) as session:
+        found = await session.call_tool("search", {"query": "marmot_narwhal_drum"})
+        assert found.structured_content["hits"][0]["path"] == "docs/glacier.md"
+        older = await session.call_tool("search", {"query": "upload with retry", "k": 3})
+        assert older.structured_content["hits"][0]["path"].startswith("src/storage/")
+        status = _text(await session.call_tool("status", {}))
+        assert "base: team.groundls" in status and "1 file(s) differ from it" in status
+        assert not _leaks(status) and str(tmp_path) not in status

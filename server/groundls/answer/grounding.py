@@ -16,6 +16,7 @@ sentence's content (:func:`support_lines`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
@@ -86,7 +87,9 @@ def _kanji_value(text: str) -> int | None:
 
 
 def numbers_in(text: str) -> set[str]:
-    """Every number ``text`` states, as digits (also spelt out: "five", 七日, 十五)."""
+    """Every number ``text`` states, as digits (also spelt out: "five", 七日, 十五; full-width
+    ７ as 7)."""
+    text = unicodedata.normalize("NFKC", text)
     found = {m.group(0) for m in _NUMBER.finditer(text)}
     found |= {str(_WORD_NUMBERS[m.group(1).lower()]) for m in _WORD_NUMBER.finditer(text)}
     for match in _KANJI_NUMBER.finditer(text):
@@ -114,6 +117,9 @@ def specifics(sentence: str) -> tuple[set[str], set[str]]:
 
 
 def _normal(text: str) -> str:
+    """Text compared as a reader reads it: one width (NFKC: ｐｉｐ and （） as pip and ()), one
+    case, one space."""
+    text = unicodedata.normalize("NFKC", text)
     return re.sub(r"\s+", " ", text.lower()).replace("()", "")
 
 

@@ -24,6 +24,7 @@ from groundls.cli.common import (
     run_deep,
     run_index,
 )
+from groundls.index import base as base_index
 from groundls.index.cluster import RayPlan, RayUnavailable
 from groundls.results import Hit
 
@@ -251,11 +252,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for space, why in out["unavailable"].items():
         print(f"  {space}: waiting ({why})")
     if out["base"]:
-        base = out["base"]
-        print(
-            f"base: {base['file']} at {base['commit'][:12] or 'no git commit'}, "
-            f"{base['overlaid']} file(s) differ from it (indexed here)"
-        )
+        print(base_index.describe(out["base"]))
     answers = out["answers"]
     state = "loaded" if answers["loaded"] else "not loaded (loads on the first question)"
     load = f", loaded in {answers['load_ms']:.0f} ms" if answers.get("load_ms") else ""

@@ -49,7 +49,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--base",
         metavar="FILE",
-        help="start from this shared base index (`groundls index --export`); only the files "
+        help="read this shared base index in place (`groundls index --export`); only the files "
         "that differ are indexed here (setting index.base)",
     )
 

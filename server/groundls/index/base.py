@@ -213,3 +213,11 @@ def start_overlay(index_path: Path, manifest: Manifest) -> bool:
     finally:
         conn.close()
     return True
+
+
+def describe(status: dict[str, Any]) -> str:
+    """One line for a person: the base a workspace reads and how many files differ from it."""
+    return (
+        f"base: {status['file']} at {status['commit'][:12] or 'no git commit'}, "
+        f"{status['overlaid']} file(s) differ from it (indexed here)"
+    )

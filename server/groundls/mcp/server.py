@@ -336,6 +336,7 @@ def create_server(engine: Engine) -> MCPServer:
                 "answers": ws.answers.status(),
                 "last_run": engine.last_run,
                 "sends_to": ws.sends_to(),
+                "base": ws.base_status(),
             }
 
         return text.status_text(await _run(engine, work))

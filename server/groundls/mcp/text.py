@@ -10,6 +10,7 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from groundls.index import base as base_index
 from groundls.results import Answer, Hit, SearchResult
 
 CONFIDENCE_MEANING = (
@@ -157,6 +158,8 @@ def status_text(status: dict[str, Any]) -> str:
         f"index: {index['files']} files, {index['chunks']} chunks"
         + (f" (last run: {status['last_run']})" if status.get("last_run") else ""),
     ]
+    if status.get("base"):
+        lines.append(base_index.describe(status["base"]))
     for tier in status["tiers"]:
         lines.append(
             f"tier {tier['space']}: {tier['model']} - {tier['filled']} of {tier['wanted']} chunks"
