@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -75,6 +75,24 @@ class _Evidence:
     keyword_ids: list[int] = field(default_factory=list)
     #: spaces that could not be searched, and why (a model server that is down)
     missing: dict[str, str] = field(default_factory=dict)
+
+
+class _Vectors(Mapping[tuple[str, str], "np.ndarray | EmbedderUnavailable"]):
+    """A search's query vectors, each embedded on the query pool: reading one waits for that
+    one only, so the work that needs the fast models' vectors goes on while the slowest is
+    still being embedded."""
+
+    def __init__(self, futures: dict[tuple[str, str], Future]) -> None:
+        self._futures = futures
+
+    def __getitem__(self, pair: tuple[str, str]) -> np.ndarray | EmbedderUnavailable:
+        return self._futures[pair].result()
+
+    def __iter__(self):  # noqa: ANN204 - Mapping's own signature
+        return iter(self._futures)
+
+    def __len__(self) -> int:
+        return len(self._futures)
 
 
 class Searcher:
@@ -157,21 +175,31 @@ class Searcher:
             pairs += [(space, english.text) for space in wanted if space in filled]
         check_cancel(cancel)
         vectors = self._query_vectors(pairs)
-        unlikely = self._unlikely_language(q, english, filters, filled) if english else None
-        found = _Evidence()
-        self._vector_lists(q, filters, candidates, filled, found, vectors, unlikely, cancel)
+        unlikely = (
+            self._unlikely_language(q, english, filters, filled, vectors) if english else None
+        )
+        # the keyword lists and the rewrite's lists first: they are made while the slowest
+        # query vector (e5's, on one core) is still being embedded; they still rank after the
+        # question's own vector lists
+        words = _Evidence()
         check_cancel(cancel)
         keyword_weight = (
             self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
         )
-        self._keyword_lists(q, filters, candidates, keyword_weight, found, unlikely)
+        self._keyword_lists(q, filters, candidates, keyword_weight, words, unlikely)
         if english is not None:
             # nearer Japanese passages, the rewrite's words are found in them only in passing
             # (a command, a setting's name): its lists count half
             share = signals.OTHER_LANGUAGE if unlikely == "en" else 1.0
             check_cancel(cancel)
-            self._english_lists(english, filters, candidates, filled, found, share)
+            self._english_lists(english, filters, candidates, filled, words, vectors, share)
             q = replace(english, text=q.text, script=q.script)
+        found = _Evidence()
+        self._vector_lists(asked, filters, candidates, filled, found, vectors, unlikely, cancel)
+        found.lists += words.lists
+        found.tops.update(words.tops)
+        found.keyword_ids = words.keyword_ids
+        found.missing.update(words.missing)
         check_cancel(cancel)
         lacking = self._weigh_partial_spaces(found)
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
@@ -254,7 +282,12 @@ class Searcher:
                 self.reached(space, ranked + [r for r in rowids if r not in seen])
 
     def _unlikely_language(
-        self, q: Query, english: Query, filters: SearchFilters, filled: set[str]
+        self,
+        q: Query,
+        english: Query,
+        filters: SearchFilters,
+        filled: set[str],
+        vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable] | None = None,
     ) -> str | None:
         """For a Japanese question searched with its English rewrite: the language whose passages
         are the less likely answer ("ja" or "en"), judged by the multilingual model as the nearer
@@ -267,7 +300,11 @@ class Searcher:
             return None
         nearest: dict[str, float | None] = {}
         for language, text in (("ja", q.text), ("en", english.text)):
-            vector = self.models.query_vector(space, text)
+            vector = (vectors or {}).get((space, text))
+            if vector is None:
+                vector = self.models.query_vector(space, text)
+            if isinstance(vector, EmbedderUnavailable):
+                return None
             found = self.store.knn(space, vector, CANDIDATES, filters)
             hits = self.store.hits_by_rowid([r for r, _ in found])
             nearest[language] = next(
@@ -309,7 +346,7 @@ class Searcher:
         candidates: int,
         filled: set[str],
         found: _Evidence,
-        vectors: dict[tuple[str, str], np.ndarray | EmbedderUnavailable],
+        vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable],
         unlikely: str | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
@@ -357,7 +394,7 @@ class Searcher:
 
     def _query_vectors(
         self, pairs: Sequence[tuple[str, str]]
-    ) -> dict[tuple[str, str], np.ndarray | EmbedderUnavailable]:
+    ) -> Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable]:
         """The vectors of (space, text) pairs, the models side by side (each holds its own lock
         and most of their work leaves Python's lock; e5's one-thread query need not wait for the
         others): on debref-ja with e5 filled, a new question's search p50 went from 77-94 ms to
@@ -372,7 +409,7 @@ class Searcher:
 
         if len(pairs) < 2:
             return {pair: one(pair) for pair in pairs}
-        return dict(zip(pairs, _QUERY_POOL.map(one, pairs), strict=True))
+        return _Vectors({pair: _QUERY_POOL.submit(one, pair) for pair in pairs})
 
     def _keyword_lists(
         self,
@@ -406,15 +443,21 @@ class Searcher:
         candidates: int,
         filled: set[str],
         found: _Evidence,
+        vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable],
         share: float = 1.0,
     ) -> None:
         """A Japanese question's English rewrite, searched as an English question would be (its
-        lists' weights times ``share``)."""
+        lists' weights times ``share``; ``vectors``: see ``_query_vectors``)."""
         cfg = self.config
         for space in self._english_spaces:
             if space not in filled:
                 continue
-            vector = self.models.query_vector(space, english.text)
+            vector = vectors.get((space, english.text))
+            if vector is None:
+                vector = self.models.query_vector(space, english.text)
+            if isinstance(vector, EmbedderUnavailable):
+                found.missing[space] = str(vector)
+                continue
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
             weight = cfg.vector_weight * share
             found.lists.append(RankedList(f"vector:{space}:english", weight, nearest))
