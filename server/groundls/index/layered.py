@@ -26,8 +26,8 @@ import numpy as np
 from groundls.chunkers import Chunk
 from groundls.index.base import BaseRefused
 from groundls.index.db import transaction
-from groundls.index.reads import HEAD_WEIGHT, PART_STRIDE, _filters
-from groundls.index.store import _DEEP_ROW, FileRecord, Store
+from groundls.index.reads import HEAD_WEIGHT, PART_STRIDE, scope_sql
+from groundls.index.store import DEEP_ROW, FileRecord, Store
 from groundls.index.vector_copies import VectorCopies
 from groundls.results import SearchFilters
 
@@ -189,7 +189,7 @@ class LayeredStore(Store):
         overlay's own (a term in one of three overlay files is not a rare term)."""
         if not self.conn.execute("SELECT 1 FROM main.chunks LIMIT 1").fetchone():
             return {}
-        where, params = _filters(scope, "c.")
+        where, params = scope_sql(scope, "c.")
         overlay_total = int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
         scores: dict[int, float] = {}
         for item in _ITEM.findall(expression):
@@ -279,7 +279,7 @@ class LayeredStore(Store):
         rows: list[tuple[int, str, str, str, str, str]] = []
         if after < OVERLAY_FIRST:
             rows = self.conn.execute(
-                f"SELECT {_DEEP_ROW} FROM (SELECT * FROM base.chunks) c"
+                f"SELECT {DEEP_ROW} FROM (SELECT * FROM base.chunks) c"
                 " LEFT JOIN main.base_spaces s ON s.chunk = c.id WHERE c.id > ?"
                 " AND ',' || c.space || ',' || coalesce(s.space, '') || ',' NOT LIKE ?"
                 f" AND c.path NOT IN ({_SHADOWED_PATHS}) ORDER BY c.id LIMIT ?",
@@ -287,7 +287,7 @@ class LayeredStore(Store):
             ).fetchall()
         if len(rows) < limit:
             rows += self.conn.execute(
-                f"SELECT {_DEEP_ROW} FROM main.chunks"
+                f"SELECT {DEEP_ROW} FROM main.chunks"
                 " WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
                 (after, f"%,{space},%", limit - len(rows)),
             ).fetchall()

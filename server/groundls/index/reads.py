@@ -203,7 +203,7 @@ class StoreReads:
             if found is not None:
                 return found
             # a filter the graph's candidates could not meet: the exact scan below
-        where, params = _filters(scope)
+        where, params = scope_sql(scope)
         sql = (
             f"SELECT {_key_column(table)}, distance FROM {schema}.vec_{table}"
             f" WHERE embedding MATCH ? AND k = ?{where}"
@@ -225,7 +225,7 @@ class StoreReads:
             f" FROM {schema}.chunks_fts JOIN {schema}.chunks c ON c.id = chunks_fts.rowid"
             " WHERE chunks_fts MATCH ?"
         )
-        where, filter_params = _filters(scope, "c.")
+        where, filter_params = scope_sql(scope, "c.")
         sql += f"{where} ORDER BY s LIMIT ?"
         params: list[Any] = [expression, *filter_params, k]
         return [(int(r), -float(s)) for r, s in self.conn.execute(sql, params).fetchall()]
@@ -273,7 +273,7 @@ class StoreReads:
         do not define it."""
         if not names:
             return []
-        where, params = _filters(scope, "c.")
+        where, params = scope_sql(scope, "c.")
         marks = ",".join("?" * len(names))
         sql = (
             f"SELECT id, name, extension FROM ("
@@ -393,7 +393,7 @@ def _kinds_languages(
     return scope.kinds or None, scope.languages or None
 
 
-def _filters(scope: SearchFilters | None, prefix: str = "") -> tuple[str, list[Any]]:
+def scope_sql(scope: SearchFilters | None, prefix: str = "") -> tuple[str, list[Any]]:
     """`` AND kind IN (...) AND language IN (...)`` for the filters given, and its parameters."""
     sql, params = "", []
     for column, values in zip(("kind", "language"), _kinds_languages(scope), strict=True):

@@ -46,7 +46,7 @@ class FileRecord:
 _FACTS = "kind, text_type, title, breadcrumb, symbol, signature"
 #: A chunk as the deep-tier fill reads it: rowid, path, chunk id, content hash, kind, and the
 #: first 400 characters of its text (what ``SpacePolicy.spaces_of`` looks at).
-_DEEP_ROW = "id, path, chunk_id, content_hash, kind, substr(text, 1, 400)"
+DEEP_ROW = "id, path, chunk_id, content_hash, kind, substr(text, 1, 400)"
 _NAMES = (
     "(SELECT group_concat(name, char(31) ORDER BY name) FROM chunk_names WHERE chunk = chunks.id)"
 )
@@ -376,7 +376,7 @@ class Store(StoreReads):
         """Chunks with no vector in ``space``, in rowid order after ``after``: (rowid, path,
         chunk id, content hash, kind, the first 400 characters of the text)."""
         return self.conn.execute(
-            f"SELECT {_DEEP_ROW} FROM {self.CHUNKS} "
+            f"SELECT {DEEP_ROW} FROM {self.CHUNKS} "
             "WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
             (after, f"%,{space},%", limit),
         ).fetchall()
@@ -389,7 +389,7 @@ class Store(StoreReads):
             return []
         marks = ",".join("?" * len(rowids))
         return self.conn.execute(
-            f"SELECT {_DEEP_ROW} FROM {self.CHUNKS} "
+            f"SELECT {DEEP_ROW} FROM {self.CHUNKS} "
             f"WHERE id IN ({marks}) AND ',' || space || ',' NOT LIKE ? ORDER BY id",
             (*rowids, f"%,{space},%"),
         ).fetchall()
