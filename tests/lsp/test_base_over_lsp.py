@@ -1,5 +1,5 @@
 """The real server over stdio with a shared base index (setting ``index.base``): the status names
-the base and the files overlaid, search reads base and overlay, a saved edit goes to the overlay,
+the base and the files overlaid, search and hover read base and overlay, an edit goes to the overlay,
 and a base that cannot be used is a clear error for its folder, not a crash."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from tests.helpers.lsp_client import (
     command,
     copy_workspace,
     eventually,
+    hover,
     start_session,
     stop_session,
 )
@@ -51,6 +52,10 @@ async def test_a_workspace_over_a_base_reports_it_searches_it_and_overlays_edits
         assert folder["base"]["file"] == "ws.groundls" and folder["base"]["overlaid"] == 0
         result = await command(session, "groundls.search", {"query": "sales tax rate", "k": 5})
         assert {"docs/billing.md", "src/billing/invoice.py"} & {h["path"] for h in result["hits"]}
+        # hover's related notes over a chunk read from the base
+        note = await hover(session, "src/billing/invoice.py", 17)
+        assert note is not None and note.contents.value.startswith("**Related in this workspace**")
+        assert "docs/billing.md" in note.contents.value or "web/src/cart.ts" in note.contents.value
 
         (mine / "docs" / "glacier.md").write_text("# Glacier\n\nmarmot_narwhal_drum tiers.\n")
         await command(session, "groundls.reindex", {"uri": session.uri("docs/glacier.md")})
