@@ -40,9 +40,6 @@ SPACE_WEIGHTS = {
     "latin": {"static": 1.0, "minilm": 1.0, "use": 0.3, "e5": 0.5, "served": 1.0},
     "cjk": {"static": 0.0, "minilm": 0.0, "use": 1.0, "e5": 1.0, "served": 1.0},
 }
-#: Japanese questions lean more on the bigram keyword side: on the Japanese eval set keyword-only
-#: ranking beat USE-only (nDCG@10 0.72 vs 0.66), and 1.5x gave the best fusion.
-KEYWORD_BOOST = {"latin": 1.0, "cjk": 1.5}
 #: Extra weight, for Latin-script queries, of the chunks only this space holds.
 UNIQUE_BOOST = {"use": 1.0}
 #: Spaces that read English only: an English rewrite of a Japanese question is searched there.
@@ -183,9 +180,7 @@ class Searcher:
         # question's own vector lists
         words = _Evidence()
         check_cancel(cancel)
-        keyword_weight = (
-            self.config.keyword_weight * KEYWORD_BOOST[q.script] * (2.0 if q.is_symbol else 1.0)
-        )
+        keyword_weight = self.config.keyword_weight * (2.0 if q.is_symbol else 1.0)
         self._keyword_lists(q, filters, candidates, keyword_weight, words, unlikely)
         if english is not None:
             # nearer Japanese passages, the rewrite's words are found in them only in passing
