@@ -178,7 +178,10 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "citations": cites,
         "dropped": ans.dropped_citations,
         "repairs": ans.repairs,
-        "label_left": echoes_label(written, {c["path"] for c in shown}) and ans.mode == "llm",
+        # a "not found" lists the places to look by design: only a found answer can echo one
+        "label_left": echoes_label(written, {c["path"] for c in shown})
+        and ans.mode == "llm"
+        and ans.found,
         "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
         "cited_in_text": bool(MARKER.search(written)),
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),

@@ -38,9 +38,10 @@ SETS = {
     "ja": ("maintguide_ja", "queries_maintguide_ja.jsonl"),
     "debref-ja": ("debian_reference_ja", "queries_debian_reference_ja.jsonl"),
     "devref-ja": ("developers_reference_ja", "queries_developers_reference_ja.jsonl"),
+    "requests-qa": ("requests_src", "queries_requests_qa.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
-OWN_SETS = {"debref-ja", "devref-ja"}
+OWN_SETS = {"debref-ja", "devref-ja", "requests-qa"}
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 
