@@ -3,7 +3,7 @@ in a Japanese manual supports the same one written in ASCII, and the other way r
 
 from __future__ import annotations
 
-from groundls.answer.grounding import Evidence, drop_unsupported, numbers_in
+from groundls.answer.grounding import Evidence, drop_unsupported, numbers_in, specifics
 
 
 def test_full_width_digits_are_the_same_numbers():
@@ -21,3 +21,23 @@ def test_a_number_the_manual_does_not_state_is_still_unsupported():
     manual = Evidence(["ログは７日後に削除されます。"])
     kept, missing = drop_unsupported("ログは 30 日後に削除されます [1]。", manual)
     assert kept == "" and missing == ["30"]
+
+
+def test_a_name_written_right_before_japanese_text_is_read_without_it():
+    named, _ = specifics("設定は docs/documentation.rstで説明され、--verboseで詳しく出ます [1]。")
+    assert named == {"docs/documentation.rst", "documentation.rst", "--verbose"}
+
+
+def test_japanese_prose_between_two_code_spans_is_not_a_specific():
+    named, _ = specifics("`python -m click` でモジュールとして実行した場合、`__main__ が呼ばれます")
+    assert named == {"python -m click"}
+
+
+def test_a_name_qualified_by_its_module_is_supported_by_its_parts():
+    excerpt = Evidence(
+        ["[1] src/click/testing.py:10-40 (CliRunner)\nclass CliRunner:\n    def isolation(self):"]
+    )
+    assert excerpt.holds("click.testing.CliRunner")
+    assert excerpt.holds("CliRunner.isolation")
+    assert not excerpt.holds("click.testing.FloatRange")  # a part the excerpt never names
+    assert not excerpt.holds("CliRunnerFactory")

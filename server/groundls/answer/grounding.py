@@ -35,21 +35,28 @@ _LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _QUOTED = re.compile(r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{1,80})」')
-_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+# ASCII word characters only: Japanese text written right after a name (``conf.pyで``) is not
+# part of it
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*", re.ASCII)
 _PATH = re.compile(
     r"(?<![\w/.])(?:~|\.{1,2})?/?[\w.-]+(?:/[\w.-]+)+/?"
     r"|(?<![\w.])[\w-]+\.(?:py|js|ts|tsx|json|ya?ml|toml|md|rst|txt|cfg|ini|sh|conf|html|go|rs|"
-    r"java|rb|php|c|h|cpp|cs|xml|lock|env)\b"
+    r"java|rb|php|c|h|cpp|cs|xml|lock|env)\b",
+    re.ASCII,
 )
 _IDENTIFIER = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b"  # snake_case
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"  # camelCase
     r"|\b[A-Za-z_]\w*\(\)"  # call()
-    r"|\b[A-Za-z_]\w{1,}(?:\.[A-Za-z_]\w{1,})+\b"  # dotted.name (not "e.g")
+    r"|\b[A-Za-z_]\w{1,}(?:\.[A-Za-z_]\w{1,})+\b",  # dotted.name (not "e.g")
+    re.ASCII,
 )
 _PACKAGE = re.compile(
-    r"\b(?:pip3?|apt(?:-get)?|npm|yarn|pnpm|cargo|gem|brew|go)\s+(?:install|add|get)\s+([\w.@/=<>~-]+)"
+    r"\b(?:pip3?|apt(?:-get)?|npm|yarn|pnpm|cargo|gem|brew|go)\s+(?:install|add|get)\s+([\w.@/=<>~-]+)",
+    re.ASCII,
 )
+_NAME_PART = re.compile(r"[a-z_][a-z0-9_]*")
+_DOTTED = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])")
 
 _KANJI_DIGITS = {
@@ -105,7 +112,8 @@ def specifics(sentence: str) -> tuple[set[str], set[str]]:
     text = _LIST_HEAD.sub("", MARKER.sub(" ", sentence))
     named: set[str] = set()
     for match in _BACKTICK.finditer(text):
-        named.add(match.group(1).strip())
+        if not is_cjk(match.group(1)):  # Japanese prose between two code spans, not code
+            named.add(match.group(1).strip())
     for match in _QUOTED.finditer(text):
         named.add(next(g for g in match.groups() if g).strip())
     bare = _BACKTICK.sub(" ", text)
@@ -130,10 +138,25 @@ class Evidence:
         joined = "\n".join(texts)
         self._text = _normal(joined)
         self._numbers = numbers_in(joined)
+        self._names = set(_NAME_PART.findall(self._text))
+
+    def holds(self, name: str) -> bool:
+        """Whether the evidence states ``name``; a dotted name also when it states each of its
+        parts (``click.testing.CliRunner`` over ``src/click/testing.py`` and ``class
+        CliRunner``: a name qualified by its module, not an invented one)."""
+        normal = _normal(name)
+        if normal in self._text:
+            return True
+        parts = normal.split(".")
+        return (
+            len(parts) > 1
+            and _DOTTED.fullmatch(normal) is not None
+            and all(part in self._names for part in parts)
+        )
 
     def unsupported(self, sentence: str) -> list[str]:
         named, numbers = specifics(sentence)
-        missing = [n for n in sorted(named) if _normal(n) not in self._text]
+        missing = [n for n in sorted(named) if not self.holds(n)]
         return missing + sorted(numbers - self._numbers)
 
 
