@@ -157,6 +157,7 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
 
 def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
     from groundls.answer.citations import MARKER
+    from groundls.answer.grounding import written_language
     from groundls.answer.hygiene import pasted_share, says_hedge
     from groundls.answer.prompt import detect_language
 
@@ -190,7 +191,10 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "expected_at": [i for i, c in enumerate(shown, 1) if overlaps(c, q["expected"])],
         "shown": [c["chunk_id"] for c in shown],
         "question_lang": detect_language(q["query"]),
-        "answer_lang": detect_language(prose(written)),
+        # an extractive answer's own words are its label; the lines below it are the excerpts'
+        "answer_lang": detect_language(written.split("\n", 1)[0])
+        if ans.mode == "extractive"
+        else written_language(written),
         "cut": ans.cut,
         "fallback": ans.mode == "extractive" and ans.cut,
         "confidence": ans.confidence,
@@ -198,15 +202,6 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "notice": ans.notice,
         "timing": ans.timing,
     }
-
-
-_CODE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
-
-
-def prose(answer: str) -> str:
-    """The answer without its code blocks and inline code: a Japanese answer that quotes a
-    command or a spec file is still a Japanese answer (its language is that of its sentences)."""
-    return _CODE.sub(" ", answer)
 
 
 def model_part(answer: str) -> str:

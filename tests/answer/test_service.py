@@ -825,3 +825,20 @@ def test_the_detail_setting_is_the_default_and_a_bad_detail_is_refused():
     assert "numbered steps" in model.messages[0]["content"]
     with pytest.raises(AnswerError, match="detail must be one of brief, full"):
         svc.ask("how do uploads retry?", detail="long")
+
+
+def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts_key_lines():
+    pasted = "Failed uploads are retried three times before the error is raised. " * 3
+    said = f"アップロードは再試行されます [1]。\n\n{pasted}"
+    svc, _ = service([RETRYDOC], FakeModel([said]))
+    ans = svc.ask("アップロードは何回再試行されますか？")
+    assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
+    assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
+    assert "docs/retries.md" in ans.answer
+
+
+def test_a_japanese_answer_quoting_english_code_stays_the_answer():
+    said = "再試行は `for i in range(attempts): send(path)` で行われます [1]。"
+    svc, _ = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("アップロードの再試行はどこで行われますか？")
+    assert ans.mode == "llm" and ans.found and "other_language" not in ans.repairs

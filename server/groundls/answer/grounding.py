@@ -8,6 +8,9 @@
 * **Something to say.** An answer whose content is only the question's own words, or only talk
   about the excerpts, brings nothing from them: no content term (word, name, number) that comes
   from the excerpts and not from the question (:func:`says_nothing`).
+* **The reader's language.** An answer's language is that of its own sentences, its code and
+  citation markers aside (:func:`written_language`): a Japanese sentence before English paragraphs
+  pasted from the excerpts is an English answer.
 
 Also the evidence a reader can check at a glance: the lines of a cited excerpt that share a cited
 sentence's content (:func:`support_lines`).
@@ -20,6 +23,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
+from groundls.answer.prompt import Language, detect_language
 from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
@@ -30,6 +34,7 @@ MIN_NEW_TERMS = 1
 SUPPORT_LINES = 3
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 _LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
@@ -260,3 +265,9 @@ def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[
     scored.sort()
     best = sorted(scored[:SUPPORT_LINES], key=lambda s: s[1])
     return [(start_line + i, line[:240]) for _, i, line in best]
+
+
+def written_language(answer: str) -> Language:
+    """The language of an answer's own sentences: without its code (blocks and inline) and
+    citation markers (a Japanese answer that quotes a command is still Japanese)."""
+    return detect_language(MARKER.sub(" ", _CODE.sub(" ", answer)))

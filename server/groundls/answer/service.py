@@ -70,6 +70,13 @@ _EXTRACTIVE_HEAD = {
     ("ja", "content_free"): (
         "抽出モード: モデルの回答は質問の言い換えか抜粋の説明だけだったため、抜粋の要点を示します。"
     ),
+    ("en", "other_language"): (
+        "Extractive mode: the model's answer was not written in English, so these are the "
+        "excerpts' key lines."
+    ),
+    ("ja", "other_language"): (
+        "抽出モード: モデルの回答が日本語で書かれていなかったため、抜粋の要点を示します。"
+    ),
     ("en", "missing"): (
         "Extractive mode: no language model is installed, so these are the most relevant "
         "excerpts, not a written answer. Install one with `{hint}`."
@@ -602,6 +609,11 @@ class AnswerService:
             # the question restated, or talk about the excerpts: their key lines instead
             extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
             return replace(extract, repairs={**repairs, "content_free": 1})
+        if found and not cut and grounding.written_language(answer_text) != language:
+            # not in the reader's language (a Japanese sentence, then English paragraphs pasted
+            # from the excerpts): their key lines instead, labelled in the reader's language
+            extract = self._extractive(excerpts, language, "other_language", "", on_token, t0)
+            return replace(extract, repairs={**repairs, "other_language": 1})
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""
