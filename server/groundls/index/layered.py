@@ -25,8 +25,7 @@ import numpy as np
 
 from groundls.chunkers import Chunk
 from groundls.index.base import BaseRefused
-from groundls.index.db import transaction
-from groundls.index.reads import HEAD_WEIGHT, PART_STRIDE, scope_sql
+from groundls.index.reads import HEAD_WEIGHT, scope_sql
 from groundls.index.store import DEEP_ROW, FileRecord, Store
 from groundls.index.vector_copies import VectorCopies
 from groundls.results import SearchFilters
@@ -187,10 +186,10 @@ class LayeredStore(Store):
         """The overlay's matches of an OR of quoted terms, scored as the base would score them:
         each term's BM25 part, weighed by the base's inverse document frequency instead of the
         overlay's own (a term in one of three overlay files is not a rare term)."""
-        if not self.conn.execute("SELECT 1 FROM main.chunks LIMIT 1").fetchone():
+        overlay_total = int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
+        if not overlay_total:
             return {}
         where, params = scope_sql(scope, "c.")
-        overlay_total = int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
         scores: dict[int, float] = {}
         for item in _ITEM.findall(expression):
             term = f'"{item}"'
@@ -231,45 +230,21 @@ class LayeredStore(Store):
             self._term_present(e, "main") or self._term_present(e, "base") for e in expressions
         )
 
-    def _vector_of(self, space: str, rowid: int) -> bytes | None:
-        found = super()._vector_of(space, rowid)
+    def _vector_of(self, space: str, rowid: int, schema: str = "main") -> bytes | None:
+        found = super()._vector_of(space, rowid)  # the overlay's own, or one it added
         if found is None and rowid < OVERLAY_FIRST:
-            row = self.conn.execute(
-                f"SELECT embedding FROM base.vec_{space} WHERE chunk = ?", (rowid,)
-            ).fetchone()
-            found = row[0] if row else None
+            found = super()._vector_of(space, rowid, "base")
         return found
 
-    def stored_vector(self, space: str, content_hash: str) -> bytes | None:
+    def stored_vector(self, space: str, content_hash: str, schema: str = "main") -> bytes | None:
         found = super().stored_vector(space, content_hash)
-        if found is None:
-            row = self.conn.execute(
-                f"SELECT v.embedding FROM base.chunks c JOIN base.vec_{space} v ON v.chunk = c.id"
-                " WHERE c.content_hash = ? LIMIT 1",
-                (content_hash,),
-            ).fetchone()
-            found = row[0] if row else None
-        return found
+        return found if found is not None else super().stored_vector(space, content_hash, "base")
 
-    def stored_parts(self, space: str, content_hash: str) -> list[bytes] | None:
+    def stored_parts(
+        self, space: str, content_hash: str, schema: str = "main"
+    ) -> list[bytes] | None:
         found = super().stored_parts(space, content_hash)
-        if found is not None:
-            return found
-        row = self.conn.execute(
-            "SELECT id, parts FROM base.chunks WHERE content_hash = ? AND parts > 0 "
-            "AND ',' || space || ',' LIKE ? LIMIT 1",
-            (content_hash, f"%,{space},%"),
-        ).fetchone()
-        if not row:
-            return None
-        blobs = [
-            self.conn.execute(
-                f"SELECT embedding FROM base.vec_{space}_parts WHERE part = ?",
-                (row[0] * PART_STRIDE + i,),
-            ).fetchone()
-            for i in range(row[1])
-        ]
-        return [b[0] for b in blobs] if all(blobs) else None
+        return found if found is not None else super().stored_parts(space, content_hash, "base")
 
     def chunks_without(
         self, space: str, after: int = 0, limit: int = 500
@@ -327,39 +302,16 @@ class LayeredStore(Store):
             (path, size, mtime_ns),
         )
 
-    def add_vectors(self, space: str, rows: Sequence[tuple[int, str, bytes]]) -> int:
-        """As :meth:`Store.add_vectors`; a base chunk's vector goes to the overlay's table."""
-        own = [row for row in rows if row[0] >= OVERLAY_FIRST]
-        added = super().add_vectors(space, own) if own else 0
-        theirs = [row for row in rows if row[0] < OVERLAY_FIRST]
-        if not theirs:
-            return added
-
-        conn = self.conn
-        copied: list[tuple[str, int, bytes, str, str]] = []
-        with transaction(conn):
-            for rowid, content_hash, blob in theirs:
-                row = conn.execute(
-                    f"SELECT space, kind, language FROM {self.CHUNKS}"
-                    " WHERE id = ? AND content_hash = ?",
-                    (rowid, content_hash),
-                ).fetchone()
-                if row is None or space in row[0].split(","):
-                    continue
-                conn.execute(
-                    f"INSERT INTO main.vec_{space}(chunk, embedding, kind, language)"
-                    " VALUES (?, ?, ?, ?)",
-                    (rowid, blob, row[1], row[2]),
-                )
-                conn.execute(
-                    "INSERT INTO main.base_spaces(chunk, space) VALUES (?, ?) ON CONFLICT(chunk)"
-                    " DO UPDATE SET space = space || ',' || excluded.space",
-                    (rowid, space),
-                )
-                copied.append((space, rowid, blob, row[1], row[2]))
-            seq = self._bump_write_seq()
-        self._patch_matrices(seq, [], copied)
-        return added + len(copied)
+    def _record_space(self, rowid: int, spaces: str, space: str) -> None:
+        """A base chunk's new space is noted in the overlay (the base is only read)."""
+        if rowid >= OVERLAY_FIRST:
+            super()._record_space(rowid, spaces, space)
+            return
+        self.conn.execute(
+            "INSERT INTO main.base_spaces(chunk, space) VALUES (?, ?) ON CONFLICT(chunk)"
+            " DO UPDATE SET space = space || ',' || excluded.space",
+            (rowid, space),
+        )
 
 
 def _idf(total: int, hits: int) -> float:

@@ -373,9 +373,9 @@ class StoreReads:
                 out[space] = np.frombuffer(vec, dtype=np.float32)
         return out
 
-    def _vector_of(self, space: str, rowid: int) -> bytes | None:
+    def _vector_of(self, space: str, rowid: int, schema: str = "main") -> bytes | None:
         row = self.conn.execute(
-            f"SELECT embedding FROM vec_{space} WHERE chunk = ?", (rowid,)
+            f"SELECT embedding FROM {schema}.vec_{space} WHERE chunk = ?", (rowid,)
         ).fetchone()
         return row[0] if row else None
 

@@ -165,18 +165,23 @@ class Store(StoreReads):
         ).fetchone()
         return row[0] if row else None
 
-    def stored_vector(self, space: str, content_hash: str) -> bytes | None:
+    def stored_vector(self, space: str, content_hash: str, schema: str = "main") -> bytes | None:
+        """A vector already stored in ``space`` for this content (in ``schema``'s tables), or
+        None."""
         row = self.conn.execute(
-            f"SELECT v.embedding FROM chunks c JOIN vec_{space} v ON v.chunk = c.id "
-            "WHERE c.content_hash = ? LIMIT 1",
+            f"SELECT v.embedding FROM {schema}.chunks c JOIN {schema}.vec_{space} v"
+            " ON v.chunk = c.id WHERE c.content_hash = ? LIMIT 1",
             (content_hash,),
         ).fetchone()
         return row[0] if row else None
 
-    def stored_parts(self, space: str, content_hash: str) -> list[bytes] | None:
-        """The sentence vectors already stored for this content, or None."""
+    def stored_parts(
+        self, space: str, content_hash: str, schema: str = "main"
+    ) -> list[bytes] | None:
+        """The sentence vectors already stored for this content (in ``schema``'s tables), or
+        None."""
         row = self.conn.execute(
-            "SELECT id, parts FROM chunks WHERE content_hash = ? AND parts > 0 "
+            f"SELECT id, parts FROM {schema}.chunks WHERE content_hash = ? AND parts > 0 "
             "AND ',' || space || ',' LIKE ? LIMIT 1",
             (content_hash, f"%,{space},%"),
         ).fetchone()
@@ -185,7 +190,7 @@ class Store(StoreReads):
         base = row[0] * PART_STRIDE
         blobs = [
             self.conn.execute(
-                f"SELECT embedding FROM vec_{space}_parts WHERE part = ?", (base + i,)
+                f"SELECT embedding FROM {schema}.vec_{space}_parts WHERE part = ?", (base + i,)
             ).fetchone()
             for i in range(row[1])
         ]
@@ -411,21 +416,27 @@ class Store(StoreReads):
         with transaction(conn):
             for rowid, content_hash, blob in rows:
                 row = conn.execute(
-                    "SELECT space, kind, language FROM chunks WHERE id = ? AND content_hash = ?",
+                    f"SELECT space, kind, language FROM {self.CHUNKS}"
+                    " WHERE id = ? AND content_hash = ?",
                     (rowid, content_hash),
                 ).fetchone()
                 if row is None or space in row[0].split(","):
                     continue
                 conn.execute(
-                    f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
+                    f"INSERT INTO main.vec_{space}(chunk, embedding, kind, language)"
+                    " VALUES (?, ?, ?, ?)",
                     (rowid, blob, row[1], row[2]),
                 )
-                space_list = ",".join(s for s in (*row[0].split(","), space) if s)
-                conn.execute("UPDATE chunks SET space = ? WHERE id = ?", (space_list, rowid))
+                self._record_space(rowid, row[0], space)
                 added.append((space, rowid, blob, row[1], row[2]))
             seq = self._bump_write_seq()
         self._patch_matrices(seq, [], added)
         return len(added)
+
+    def _record_space(self, rowid: int, spaces: str, space: str) -> None:
+        """Note that a chunk embedded in ``spaces`` (comma-separated) now has ``space`` too."""
+        space_list = ",".join(s for s in (*spaces.split(","), space) if s)
+        self.conn.execute("UPDATE main.chunks SET space = ? WHERE id = ?", (space_list, rowid))
 
     def remove_file(self, path: str) -> bool:
         conn = self.conn

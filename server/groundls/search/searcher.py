@@ -295,9 +295,7 @@ class Searcher:
             return None
         nearest: dict[str, float | None] = {}
         for language, text in (("ja", q.text), ("en", english.text)):
-            vector = (vectors or {}).get((space, text))
-            if vector is None:
-                vector = self.models.query_vector(space, text)
+            vector = self._query_vector(vectors, space, text)
             if isinstance(vector, EmbedderUnavailable):
                 return None
             found = self.store.knn(space, vector, CANDIDATES, filters)
@@ -406,6 +404,17 @@ class Searcher:
             return {pair: one(pair) for pair in pairs}
         return _Vectors({pair: _QUERY_POOL.submit(one, pair) for pair in pairs})
 
+    def _query_vector(
+        self,
+        vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable] | None,
+        space: str,
+        text: str,
+    ) -> np.ndarray | EmbedderUnavailable:
+        """A text's vector in ``space`` from this search's batch (see ``_query_vectors``), or
+        embedded now when the batch lacks it."""
+        vector = vectors.get((space, text)) if vectors is not None else None
+        return vector if vector is not None else self.models.query_vector(space, text)
+
     def _keyword_lists(
         self,
         q: Query,
@@ -447,9 +456,7 @@ class Searcher:
         for space in self._english_spaces:
             if space not in filled:
                 continue
-            vector = vectors.get((space, english.text))
-            if vector is None:
-                vector = self.models.query_vector(space, english.text)
+            vector = self._query_vector(vectors, space, english.text)
             if isinstance(vector, EmbedderUnavailable):
                 found.missing[space] = str(vector)
                 continue
