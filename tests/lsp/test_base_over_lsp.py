@@ -89,7 +89,7 @@ async def test_a_missing_base_is_a_clear_error_for_the_folder(tmp_path):
             return entry if entry["lastError"] else None
 
         entry = await eventually(failed)
-        assert "base index not found" in entry["lastError"]
-        assert "Traceback" not in entry["lastError"]
+        assert entry["lastError"].endswith("base index not found: nope.groundls")
+        assert "Traceback" not in entry["lastError"] and str(tmp_path) not in entry["lastError"]
     finally:
         assert await stop_session(session) == 0

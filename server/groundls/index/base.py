@@ -138,7 +138,7 @@ def read_manifest(path: Path) -> Manifest:
     """The manifest of a base index file (opened read-only)."""
     path = path.expanduser()
     if not path.is_file():
-        raise BaseRefused(f"base index not found: {path}")
+        raise BaseRefused(f"base index not found: {path.name}")  # no machine path in replies
     try:
         conn = connect(path, readonly=True)
         try:
