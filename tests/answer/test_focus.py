@@ -1,6 +1,6 @@
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer.focus import ELISION, focus, question_terms, terms_of
+from groundls.answer.focus import ELISION, focus, question_terms, sentences, terms_of
 
 
 def test_terms_are_stemmed_words_and_identifier_parts():
@@ -36,3 +36,23 @@ def test_without_matching_lines_the_start_is_kept():
 def test_a_single_huge_line_is_cut_by_characters():
     out, cut = focus("x" * 10_000, set(), 50, estimate_llm_tokens)
     assert cut and out.endswith(ELISION) and len(out) < 1000
+
+
+def test_a_long_prose_line_keeps_its_sentence_that_bears_on_the_question():
+    para = "。".join(f"段落の{i}番目の文はここにあります" for i in range(30)) + "。"
+    text = "見出し\n" + para.replace("12番目の文は", "12番目の文はログレベルの設定について")
+    terms = terms_of("ログレベルの設定")
+    prose, _ = focus(text, terms, 80, estimate_llm_tokens, prose=True)
+    assert "ログレベルの設定" in prose and estimate_llm_tokens(prose) <= 80 + 4
+    assert "段落の20番目" not in prose
+    # code lines are never cut inside: the whole line or nothing
+    code, _ = focus(text, terms, 80, estimate_llm_tokens)
+    assert "ログレベルの設定" not in code or para in code
+
+
+def test_sentences_split_after_full_stops_and_before_a_new_english_sentence():
+    assert sentences("一つ目。二つ目！三つ目") == ["一つ目。", "二つ目！", "三つ目"]
+    assert sentences("Read it first. Then run it, e.g. twice.") == [
+        "Read it first.",
+        "Then run it, e.g. twice.",
+    ]

@@ -7,6 +7,7 @@ from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.answer.prompt import (
     build_messages,
     detect_language,
+    excerpt_header,
     excerpt_label,
     fit_excerpts,
     system_prompt,
@@ -98,7 +99,7 @@ def test_english_prompt_has_rules_numbered_excerpts_and_citation_reminder_last()
     assert [m["role"] for m in msgs] == ["system", "user"]
     assert "Use only facts" in msgs[0]["content"]
     user = msgs[1]["content"]
-    assert "[1] src/a.py:10-15" in user and "[2] src/a.py:20-25" in user
+    assert "[1] src/a.py\n" in user and "[2] src/a.py (f)\n" in user
     assert user.index("where do we retry uploads?") < user.index(
         "End each sentence with the number"
     )
@@ -128,3 +129,34 @@ def test_system_prompt_is_a_fixed_prefix_independent_of_the_question():
 def test_excerpt_label_does_not_repeat_a_qualified_code_title():
     h = hit(1, "x", path="src/up.py", title="up.retry", crumbs=("up", "retry"))
     assert excerpt_label(h) == "src/up.py:10-15 (up > retry)"
+
+
+def test_excerpt_header_has_no_line_numbers_and_only_the_section_not_already_said():
+    method = Hit(
+        "0" * 16,
+        "src/requests/models.py",
+        750,
+        779,
+        "code",
+        "python",
+        "method",
+        "requests.models.Response.iter_content",
+        ("requests", "models", "Response", "iter_content"),
+        "    def iter_content(self, chunk_size=1):\n        ...",
+    )
+    # the module is the path and the method its first line: the class is what is left to say
+    assert excerpt_header(1, method) == "[1] src/requests/models.py (Response)"
+    section = Hit(
+        "1" * 16,
+        "resources.html",
+        5,
+        9,
+        "doc",
+        "html",
+        "section",
+        "4.1.1. 基本ルール¶",
+        ("4. Resources¶", "4.1. メーリングリスト¶", "4.1.1. 基本ルール¶"),
+        "4.1.1. 基本ルール¶\n投稿する前に読んでください。",
+    )
+    assert excerpt_header(2, section) == "[2] resources.html (4.1. メーリングリスト¶)"
+    assert "750" not in excerpt_header(1, method)

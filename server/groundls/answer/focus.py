@@ -3,12 +3,15 @@
 Reading the prompt is most of the time to the first token on a small CPU, and a long excerpt
 mostly holds lines the question is not about. Each excerpt keeps its first line (the signature or
 the heading that says what it is), the lines that share words with the question, and one line of
-context on either side of them; what is left out becomes a single "…" line. The excerpt still
-stands for its whole chunk: citations map to the chunk's full location.
+context on either side of them; what is left out becomes a single "…" line. In prose, a long
+line (a paragraph written on one line) is cut into its sentences first, so a sentence that bears
+on the question is kept without the rest of its paragraph. The excerpt still stands for its whole
+chunk: citations map to the chunk's full location.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from groundls.answer.citations import stemmed_features
@@ -18,6 +21,18 @@ TokenCounter = Callable[[str], int]
 #: Lines of context kept on each side of a line that matches the question.
 CONTEXT_LINES = 1
 ELISION = "…"
+#: A prose line that costs more than this share of the room is cut into sentences.
+LONG_LINE_SHARE = 0.25
+#: Where a sentence ends: after a Japanese full stop, or after . ! ? and a space before what
+#: looks like the start of the next sentence.
+_SENTENCE_END = re.compile(r"(?<=[。！？])(?!$)|(?<=[.!?])\s+(?=[A-Z\"'(`])")
+
+
+def sentences(line: str) -> list[str]:
+    """``line`` cut into its sentences (itself when it holds one); indentation stays on the
+    first."""
+    parts = [p for p in _SENTENCE_END.split(line) if p.strip()]
+    return parts or [line]
 
 
 def terms_of(text: str) -> set[str]:
@@ -35,13 +50,25 @@ def question_terms(texts: Iterable[str]) -> set[str]:
     return out
 
 
-def focus(text: str, terms: set[str], budget: int, count: TokenCounter) -> tuple[str, bool]:
+def focus(
+    text: str, terms: set[str], budget: int, count: TokenCounter, *, prose: bool = False
+) -> tuple[str, bool]:
     """``text`` cut to at most ``budget`` tokens keeping what bears on ``terms``; and whether
-    anything was left out. Lines that share more of the question's terms are kept first."""
+    anything was left out. Lines that share more of the question's terms are kept first;
+    ``prose``: a long line is cut into sentences first (code lines are kept whole)."""
     if count(text) <= budget:
         return text, False
     lines = text.splitlines()
     costs = [count(line + "\n") for line in lines]
+    if prose:
+        long = budget * LONG_LINE_SHARE
+        split = [
+            sentences(line) if cost > long else [line]
+            for line, cost in zip(lines, costs, strict=True)
+        ]
+        if any(len(parts) > 1 for parts in split):
+            lines = [part for parts in split for part in parts]
+            costs = [count(line + "\n") for line in lines]
     if costs[0] > budget:
         # a single huge first line: cut by characters, proportionally
         keep = max(1, int(len(lines[0]) * budget / max(costs[0], 1)))

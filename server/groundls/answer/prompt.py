@@ -43,7 +43,29 @@ class Excerpt:
         return excerpt_label(self.hit)
 
     def render(self) -> str:
-        return f"[{self.n}] {self.label}\n{self.text.rstrip()}"
+        return f"{excerpt_header(self.n, self.hit)}\n{self.text.rstrip()}"
+
+
+def excerpt_header(n: int, hit: Hit) -> str:
+    """``[n] path (section)``: an excerpt's first line as the model reads it, where the section
+    is the nearest breadcrumb the path and the excerpt's first line do not already say (a
+    method's class, a paragraph's heading). Short, because every token of it is read before the
+    first token of the answer; no line numbers, because the model cites by number and numbers it
+    reads are numbers it copies into the answer ("lines 750 to 779")."""
+    first = next((line for line in hit.text.splitlines() if line.strip()), "")
+    said = f"{hit.path}\n{first}".casefold()
+    crumbs = [c for c in (*hit.breadcrumb, hit.title) if c.strip()]
+    section = next((c for c in reversed(crumbs) if _bare(c).casefold() not in said), "")
+    return f"[{n}] {hit.path} ({section})" if section else f"[{n}] {hit.path}"
+
+
+def _bare(crumb: str) -> str:
+    """A breadcrumb's name: a qualified name's last part (``requests.models`` -> ``models``), a
+    heading without its HTML link mark."""
+    name = crumb.strip().rstrip("¶").strip()
+    if " " not in name:
+        name = name.replace("::", ".").rsplit(".", 1)[-1]
+    return name or crumb
 
 
 def excerpt_label(hit: Hit) -> str:
@@ -83,13 +105,15 @@ def fit_excerpts(
     remaining = max(budget, 1)
     cap = max(min_tokens, budget // 2)
     for hit in hits:
-        header = count(f"[{len(excerpts) + 1}] {excerpt_label(hit)}\n") + 2
+        header = count(excerpt_header(len(excerpts) + 1, hit) + "\n") + 2
         room = min(cap, remaining - header)
         if room < min_tokens:
             if excerpts:
                 continue
             room = min_tokens  # the best hit is always shown, cut to fit
-        text, cut = focus(hit.text.strip("\n"), terms or set(), room, count)
+        text, cut = focus(
+            hit.text.strip("\n"), terms or set(), room, count, prose=hit.kind != "code"
+        )
         excerpts.append(Excerpt(len(excerpts) + 1, hit, text, cut))
         remaining -= header + count(text)
         if remaining < min_tokens:
