@@ -54,6 +54,19 @@ def test_a_loose_echo_of_a_known_excerpt_path_is_removed():
     assert strip_labels(kept, paths) == (kept, 0)
 
 
+def test_an_echoed_header_section_is_removed_after_its_path_keeping_the_citation():
+    paths, sections = {"build.ja.md", "src/click/formatting.py"}, {"第6章 パッケージのビルド"}
+    text, n = strip_labels(
+        "手順は build.ja.md [1] (第6章 パッケージのビルド) にあります。", paths, sections
+    )
+    assert text == "手順は build.ja.md [1] にあります。" and n == 1
+    text, n = strip_labels("It is in build.ja.md (第6章 パッケージのビルド).", paths, sections)
+    assert text == "It is in build.ja.md." and n == 1
+    # a bracket that is not a shown section is the answer's own words
+    kept = "See src/click/formatting.py (the help formatter) [1]."
+    assert strip_labels(kept, paths, sections) == (kept, 0)
+
+
 def test_an_excerpt_number_before_its_path_moves_after_the_path():
     paths = {"src/click/formatting.py", "docs/advanced.rst", "docs/parameters.rst"}
     text, n = strip_labels("処理は、[1] src/click/formatting.py にある `wrap_text` です。", paths)

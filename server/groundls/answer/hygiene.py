@@ -145,17 +145,17 @@ class LabelFilter:
     until it is clear that the line is not an excerpt label (its first word is not a
     ``path:12-30``); a label line is dropped whole.
 
-    ``paths``: the excerpts' paths, when known. A line can only echo one of them, so its start
+    ``paths``: the excerpts' paths, when known (``sections``: what their headers named). A line can only echo one of them, so its start
     is let through as soon as it cannot begin any of them; and a looser echo of one of them
     (``[1] guide.md:17 (Intro) The answer …``) loses the label and keeps ``[1] The answer …``.
     Without them a line waits for the end of its first word, which in Japanese text (no spaces)
     can be the whole sentence."""
 
-    def __init__(self, paths: Collection[str] = ()) -> None:
+    def __init__(self, paths: Collection[str] = (), sections: Collection[str] = ()) -> None:
         self._line = ""
         self._passing = False  # the current line is known not to be a label
         self._paths = tuple(paths)
-        loose = _loose_label(self._paths)
+        loose = _loose_label(self._paths, sections)
         self._loose = re.compile(_LINE_HEAD.pattern + f"(?:{loose.pattern})") if loose else None
         self._header = _path_header(self._paths)
         self.dropped = 0
@@ -259,16 +259,18 @@ def _any_path(paths: Collection[str]) -> str:
     return "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
 
 
-def _loose_label(paths: Collection[str]) -> re.Pattern[str] | None:
+def _loose_label(paths: Collection[str], sections: Collection[str] = ()) -> re.Pattern[str] | None:
     """An excerpt's path with what a model writes after it when it echoes the label loosely:
-    one line number (``guide.md:17``) and/or the section path in brackets."""
+    one line number (``guide.md:17``) and/or the section in brackets."""
     if not paths:
         return None
     names = _any_path(paths)
-    # a bracket after the bare path must hold a section path ("A > B") to be the label's
+    # a bracket after the bare path must hold a section path ("A > B") or a section an excerpt's
+    # header named to be the label's ("formatting.py (the help formatter)" is the answer's own)
+    shown = "".join(f"|{re.escape(s)}" for s in sorted(sections, key=len, reverse=True) if s)
     return re.compile(
         rf"(?P<path>{names})(?::\d+(?:-\d+)?(?:[ \t]*[(（][^)）\n]*[)）])?"
-        rf"|[ \t]*[(（][^)）\n]*>[^)）\n]*[)）])"
+        rf"|(?P<mark>[ \t]*[\[［][\d\s,，、]+[\]］])?[ \t]*[(（](?:[^)）\n]*>[^)）\n]*{shown})[)）])"
     )
 
 
@@ -282,9 +284,11 @@ def _marker_before_path(paths: Collection[str]) -> re.Pattern[str]:
     )
 
 
-def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
+def strip_labels(
+    text: str, paths: Collection[str] = (), sections: Collection[str] = ()
+) -> tuple[str, int]:
     """The answer without echoed excerpt labels, and how many were removed. With the excerpts'
-    ``paths``, looser echoes of them count too: ``[1] guide.md:17 (Intro) text`` keeps
+    ``paths`` (and the ``sections`` their headers named), looser echoes of them count too: ``[1] guide.md:17 (Intro) text`` keeps
     ``[1] text``; an inline one keeps the bare path, with an excerpt number before it moved
     after it (see ``_marker_before_path``)."""
     count = 0
@@ -304,10 +308,12 @@ def strip_labels(text: str, paths: Collection[str] = ()) -> tuple[str, int]:
     def bare(m: re.Match[str]) -> str:
         nonlocal count
         count += 1
-        return m.group("path")
+        # a citation the model wrote between the path and the section stays after the path
+        mark = m.groupdict().get("mark")
+        return m.group("path") + (mark or "")
 
     text = _LABEL.sub(bare, text)
-    loose = _loose_label(paths)
+    loose = _loose_label(paths, sections)
     if loose is not None:
 
         def lead(m: re.Match[str]) -> str:

@@ -25,7 +25,7 @@ from functools import cached_property
 
 from groundls.answer import citations as cit
 from groundls.answer import grounding, hygiene
-from groundls.answer.prompt import Excerpt, excerpt_label, excerpt_name
+from groundls.answer.prompt import Excerpt, excerpt_label, excerpt_name, excerpt_section
 
 
 @dataclass
@@ -64,6 +64,11 @@ class Draft:
     def paths(self) -> set[str]:
         return {e.hit.path for e in self.excerpts}
 
+    @cached_property
+    def sections(self) -> set[str]:
+        """The sections the excerpts' headers named (what an echoed header has after a path)."""
+        return {excerpt_section(e.hit) for e in self.excerpts} - {""}
+
     def valid(self, n: int) -> bool:
         return 1 <= n <= len(self.excerpts)
 
@@ -98,7 +103,7 @@ def _lead_in(draft: Draft) -> int:
 
 
 def _echoed_labels(draft: Draft) -> int:
-    draft.text, fired = hygiene.strip_labels(draft.text, draft.paths)
+    draft.text, fired = hygiene.strip_labels(draft.text, draft.paths, draft.sections)
     return fired
 
 

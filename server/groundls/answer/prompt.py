@@ -47,16 +47,21 @@ class Excerpt:
 
 
 def excerpt_header(n: int, hit: Hit) -> str:
-    """``[n] path (section)``: an excerpt's first line as the model reads it, where the section
-    is the nearest breadcrumb the path and the excerpt's first line do not already say (a
-    method's class, a paragraph's heading). Short, because every token of it is read before the
-    first token of the answer; no line numbers, because the model cites by number and numbers it
-    reads are numbers it copies into the answer ("lines 750 to 779")."""
+    """``[n] path (section)``: an excerpt's first line as the model reads it (see
+    :func:`excerpt_section`). Short, because every token of it is read before the first token of
+    the answer; no line numbers, because the model cites by number and numbers it reads are
+    numbers it copies into the answer ("lines 750 to 779")."""
+    section = excerpt_section(hit)
+    return f"[{n}] {hit.path} ({section})" if section else f"[{n}] {hit.path}"
+
+
+def excerpt_section(hit: Hit) -> str:
+    """The nearest breadcrumb that the path and the excerpt's first line do not already say (a
+    method's class, a paragraph's heading); "" when they say them all."""
     first = next((line for line in hit.text.splitlines() if line.strip()), "")
     said = f"{hit.path}\n{first}".casefold()
     crumbs = [c for c in (*hit.breadcrumb, hit.title) if c.strip()]
-    section = next((c for c in reversed(crumbs) if _bare(c).casefold() not in said), "")
-    return f"[{n}] {hit.path} ({section})" if section else f"[{n}] {hit.path}"
+    return next((c for c in reversed(crumbs) if _bare(c).casefold() not in said), "")
 
 
 def _bare(crumb: str) -> str:

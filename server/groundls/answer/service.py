@@ -19,6 +19,7 @@ from groundls.answer.prompt import (
     build_messages,
     detect_language,
     excerpt_label,
+    excerpt_section,
     fit_excerpts,
     system_prompt,
     user_prompt,
@@ -125,7 +126,11 @@ class Retriever(Protocol):
 
 
 def _only_a_label(
-    parts: list[str], style: str, stats: runtime.GenerationStats, paths: set[str]
+    parts: list[str],
+    style: str,
+    stats: runtime.GenerationStats,
+    paths: set[str],
+    sections: set[str],
 ) -> bool:
     """Whether a text reply that ran to its end holds nothing but echoed excerpt labels (after
     a lead-in such as "答え:", with which a Japanese answer, barred from a leading bracket,
@@ -133,7 +138,7 @@ def _only_a_label(
     raw = "".join(parts)
     if style != "text" or stats.stop_reason != "stop":
         return False
-    text, _ = hygiene.strip_labels(raw, paths)
+    text, _ = hygiene.strip_labels(raw, paths, sections)
     return not cit.MARKER.sub("", text).strip()
 
 
@@ -494,7 +499,8 @@ class AnswerService:
         streamer = cit.AnswerFieldStreamer() if style == "json" else None
         # echoed excerpt labels never reach the user
         paths = {e.hit.path for e in excerpts}
-        labels = hygiene.LabelFilter(paths)
+        sections = {excerpt_section(e.hit) for e in excerpts} - {""}
+        labels = hygiene.LabelFilter(paths, sections)
 
         def show(visible: str) -> None:
             if not visible:
@@ -534,13 +540,13 @@ class AnswerService:
                         raw_parts[:] = [so_far[:third]]
                         break
             show(labels.finish())
-            if attempt or not _only_a_label(raw_parts, style, stats, paths):
+            if attempt or not _only_a_label(raw_parts, style, stats, paths, sections):
                 break
             # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
             # location were the answer): once more, not beginning with "[" (the prompt is read
             # already, so this costs only the writing)
             raw_parts.clear()
-            labels = hygiene.LabelFilter(paths)
+            labels = hygiene.LabelFilter(paths, sections)
         raw = "".join(raw_parts)
         if loop:
             cut_at = hygiene.loop_start(raw)
