@@ -19,7 +19,19 @@ _CONTAINERS = {
 }  # fmt: skip
 _BLOCKS = {"pre", "table", "ul", "ol", "menu", "li"}
 # only tags whose end tag is required: an unclosed skipped <p> would swallow the rest
-_HIDEABLE = {"div", "section", "aside", "header", "footer", "ul", "ol", "span", "form", "dialog"}
+_HIDEABLE = {
+    "div",
+    "section",
+    "aside",
+    "header",
+    "footer",
+    "ul",
+    "ol",
+    "span",
+    "form",
+    "dialog",
+    "a",
+}
 _VOID = {
     "br",
     "hr",
@@ -36,7 +48,8 @@ _VOID = {
 }
 # the class names documentation generators give navigation (DocBook's table of contents, lists
 # of tables and page headers, Sphinx's sidebar, site navigation bars): every heading of a chapter
-# listed again, so a table of contents would match every question about the chapter
+# listed again, so a table of contents would match every question about the chapter; and the
+# permalink mark Sphinx puts after each heading ("Installation¶")
 _NAVIGATION_CLASSES = frozenset(
     {
         "toc",
@@ -50,6 +63,7 @@ _NAVIGATION_CLASSES = frozenset(
         "breadcrumb",
         "breadcrumbs",
         "sphinxsidebar",
+        "headerlink",
     }
 )
 _SPACE = re.compile(r"[ \t\r\n\f\v]+")

@@ -455,6 +455,21 @@ def test_html_tables_of_contents_and_navigation_headers_are_dropped() -> None:
     assert [c.title for c in chunks[1:]] == ["3.1. Kernel messages"]
 
 
+def test_html_heading_permalinks_are_not_part_of_titles_or_text() -> None:
+    page = (
+        '<h1>4. Resources<a class="headerlink" href="#r" title="Permalink">¶</a></h1>\n'
+        '<h2>4.1. メーリングリスト<a class="headerlink" href="#m">¶</a></h2>\n'
+        "<p>投稿する前に利用の基本ルールを読んでください。長い議論は避けましょう。</p>\n"
+        '<h2><a aria-hidden="true" class="anchor" href="#x">#</a>4.2. Archive</h2>\n'
+        '<p>Read the <a href="rules.html">rules</a> of the archive before you upload.</p>\n'
+    )
+    chunks = chunk_file("resources.html", page)
+    assert [c.title for c in chunks] == ["4.1. メーリングリスト", "4.2. Archive"]
+    assert chunks[0].breadcrumb == ("4. Resources", "4.1. メーリングリスト")
+    assert all("¶" not in c.embed_text for c in chunks)
+    assert "rules of the archive" in chunks[1].text  # an ordinary link is text
+
+
 def test_sentence_parts_are_the_sentences_of_a_chunk_each_under_its_section_path() -> None:
     text = (
         "# ログの設定\n\n## ログの保存期間\n\n"
