@@ -55,6 +55,9 @@ MULTILINGUAL_SPACES = ("use", "e5")
 #: a path filter makes every list).
 DEEPER = 4
 
+#: Passages read at a time while looking for the nearest one in a language.
+_PEEK = 8
+
 #: Threads that embed a question in the spaces side by side (one per space at most).
 _QUERY_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="groundls-query")
 
@@ -299,19 +302,23 @@ class Searcher:
             if isinstance(vector, EmbedderUnavailable):
                 return None
             found = self.store.knn(space, vector, CANDIDATES, filters)
-            hits = self.store.hits_by_rowid([r for r, _ in found])
-            nearest[language] = next(
-                (
-                    1.0 - distance
-                    for r, distance in found
-                    if r in hits and signals.passage_language(hits[r]) == language
-                ),
-                None,
-            )
+            nearest[language] = self._nearest_in(found, language)
         ja, en = nearest["ja"], nearest["en"]
         if ja is None or en is None:
             return None
         return "ja" if en > ja else "en"
+
+    def _nearest_in(self, found: Sequence[tuple[int, float]], language: str) -> float | None:
+        """The similarity of the nearest passage in ``language`` among ``found`` (rowid,
+        distance; nearest first), read a few rows at a time: it is nearly always among the
+        first, and reading a hit's row is most of the cost."""
+        for start in range(0, len(found), _PEEK):
+            batch = found[start : start + _PEEK]
+            hits = self.store.hits_by_rowid([r for r, _ in batch])
+            for r, distance in batch:
+                if r in hits and signals.passage_language(hits[r]) == language:
+                    return 1.0 - distance
+        return None
 
     def _by_language(
         self, name: str, weight: float, ids: list[int], unlikely: str | None, candidates: int
