@@ -46,7 +46,9 @@ def workspace(ws_root, index_dir):
     from groundls.workspace import Workspace
 
     # answer quality must not depend on how busy the test machine is: a generous time limit
-    config, _ = Config.from_dict({"answer": {"timeLimitS": 600}})
+    # and the excerpts it reads must not depend on how fast it reads (firstTokenS 0: always
+    # contextTokens)
+    config, _ = Config.from_dict({"answer": {"timeLimitS": 600, "firstTokenS": 0}})
     eng = Workspace.open(ws_root, config, index_dir)
     eng.index()
     yield eng
