@@ -518,6 +518,17 @@ def test_an_answer_that_only_restates_the_question_gives_the_excerpts_key_lines(
     assert "def retry_upload" in ans.answer and [c.path for c in ans.citations] == ["src/upload.py"]
 
 
+def test_an_answer_that_only_names_the_excerpts_file_beside_the_question_gives_key_lines():
+    said = "Failed uploads are retried in src/upload.py [1]."
+    svc, workspace = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.mode == "extractive" and "def retry_upload" in ans.answer
+    # a file name with something from the file is an answer
+    svc, workspace = service([UPLOAD], FakeModel(["retry_upload in upload.py retries them [1]."]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.mode == "llm" and ans.answer.startswith("retry_upload")
+
+
 def test_an_answer_that_only_describes_the_excerpts_gives_their_key_lines():
     said = "この抜粋は、ログについて述べています [1]。"
     svc, workspace = service([LOGDOC], FakeModel([said]))

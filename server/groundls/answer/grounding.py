@@ -225,9 +225,16 @@ def has_content(answer: str) -> bool:
     return bool(re.search(r"\w", MARKER.sub("", answer)))
 
 
-def says_nothing(answer: str, question: Iterable[str], excerpts: Iterable[str]) -> bool:
+def says_nothing(
+    answer: str, question: Iterable[str], excerpts: Iterable[str], paths: Iterable[str] = ()
+) -> bool:
     """The answer's content is the question's own, or talk about the excerpts: fewer than
-    :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question."""
+    :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question.
+    The excerpts' ``paths`` (and their file names) say where, not what: "X is done in
+    src/a.py [1]" restates the question beside a file name."""
+    names = {name for path in paths for name in (path, path.rsplit("/", 1)[-1])}
+    for name in sorted(names, key=len, reverse=True):  # a whole path before its file name
+        answer = answer.replace(name, " ")
 
     def terms(text: str) -> set[str]:
         # a name counts whole as well: ``retry_upload`` answers "where do we retry uploads?"

@@ -38,10 +38,6 @@ class Excerpt:
     text: str
     truncated: bool = False
 
-    @property
-    def label(self) -> str:
-        return excerpt_label(self.hit)
-
     def render(self) -> str:
         return f"{excerpt_header(self.n, self.hit)}\n{self.text.rstrip()}"
 

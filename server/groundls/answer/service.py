@@ -610,7 +610,12 @@ class AnswerService:
         if (
             found
             and not cut
-            and grounding.says_nothing(answer_text, [question], [e.hit.text for e in excerpts])
+            and grounding.says_nothing(
+                answer_text,
+                [question],
+                [e.hit.text for e in excerpts],
+                [e.hit.path for e in excerpts],
+            )
         ):
             # the question restated, or talk about the excerpts: their key lines instead
             extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
