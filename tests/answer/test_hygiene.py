@@ -3,6 +3,7 @@ from groundls.answer.hygiene import (
     best_source,
     citations_to_line_ends,
     cite_better_ranked,
+    cite_named_paths,
     drop_lead_in,
     drop_repeated_lines,
     drop_scaffolding,
@@ -65,6 +66,18 @@ def test_an_echoed_header_section_is_removed_after_its_path_keeping_the_citation
     # a bracket that is not a shown section is the answer's own words
     kept = "See src/click/formatting.py (the help formatter) [1]."
     assert strip_labels(kept, paths, sections) == (kept, 0)
+
+
+def test_a_citation_right_after_an_excerpts_path_cites_that_excerpt_first():
+    paths = {1: "docs/advanced.rst", 2: "docs/commands.rst", 3: "docs/commands.rst"}
+    text = "辞書をデフォルト値として使っているのは docs/commands.rst [1, 2] の部分です。"
+    assert cite_named_paths(text, paths) == (text.replace("[1, 2]", "[2, 1]"), 1)
+    # a citation that already begins with one of the path's excerpts stays
+    same = "It is in `docs/commands.rst` [3] and docs/advanced.rst [1]."
+    assert cite_named_paths(same, paths) == (same, 0)
+    # a path no excerpt has, or a citation after other words, stays
+    other = "See mydocs/commands.rst [1] and the commands docs [1]."
+    assert cite_named_paths(other, paths) == (other, 0)
 
 
 def test_an_excerpt_number_before_its_path_moves_after_the_path():

@@ -498,6 +498,36 @@ def _marker(numbers: Sequence[int]) -> str:
     return "[" + ", ".join(map(str, numbers)) + "]"
 
 
+def cite_named_paths(text: str, paths: Mapping[int, str]) -> tuple[str, int]:
+    """A citation written right after an excerpt's path (``docs/commands.rst [1, 2]``) cites
+    that path's excerpt first: the sentence points at that file, and the first number is the one
+    the reader checks. ``paths``: each excerpt's path by number; a path that no excerpt has, or
+    a citation that already begins with one of the path's excerpts, stays. Returns the text and
+    how many citations changed."""
+    if not paths:
+        return text, 0
+    by_path: dict[str, list[int]] = {}
+    for n, path in sorted(paths.items()):
+        by_path.setdefault(path, []).append(n)
+    named = re.compile(
+        rf"(?<![\w/.-])[*`]*(?P<path>{_any_path(by_path)})[*`]*[ \t]*(?P<marker>{MARKER.pattern})"
+    )
+    fired = 0
+
+    def first(m: re.Match[str]) -> str:
+        nonlocal fired
+        own = by_path[m.group("path")]
+        nums = marker_numbers(m.group("marker")[1:-1])
+        if not nums or nums[0] in own:
+            return m.group(0)
+        fired += 1
+        ordered = [n for n in nums if n in own] or own[:1]
+        ordered += [n for n in nums if n not in ordered]
+        return m.group(0)[: m.start("marker") - m.start()] + _marker(ordered)
+
+    return named.sub(first, text), fired
+
+
 def cite_better_ranked(
     text: str, excerpts: Mapping[int, str], question: str = ""
 ) -> tuple[str, int]:

@@ -124,6 +124,13 @@ def _invalid_citations(draft: Draft) -> int:
     return len(dropped)
 
 
+def _path_citations(draft: Draft) -> int:
+    draft.text, fired = hygiene.cite_named_paths(
+        draft.text, {e.n: e.hit.path for e in draft.excerpts}
+    )
+    return fired
+
+
 def _moved_citations(draft: Draft) -> int:
     draft.text, moves = hygiene.repoint_citations(draft.text, draft.bodies)
     return len(moves)
@@ -169,6 +176,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
     Pass("invalid_citations", _invalid_citations),
+    Pass("path_citations", _path_citations),
     Pass("moved_citations", _moved_citations),
     Pass("better_ranked_citations", _better_ranked),
     Pass("citation_lines", _text_pass(hygiene.citations_to_line_ends)),
