@@ -145,9 +145,10 @@ class LabelFilter:
     until it is clear that the line is not an excerpt label (its first word is not a
     ``path:12-30``); a label line is dropped whole.
 
-    ``paths``: the excerpts' paths, when known (``sections``: what their headers named). A line can only echo one of them, so its start
-    is let through as soon as it cannot begin any of them; and a looser echo of one of them
-    (``[1] guide.md:17 (Intro) The answer …``) loses the label and keeps ``[1] The answer …``.
+    ``paths``: the excerpts' paths, when known (``sections``: what their headers named). A line
+    can only echo one of them, so its start is let through as soon as it cannot begin any of
+    them; and a looser echo of one of them (``[1] guide.md:17 (Intro) The answer …``) loses the
+    label and keeps ``[1] The answer …``.
     Without them a line waits for the end of its first word, which in Japanese text (no spaces)
     can be the whole sentence."""
 
@@ -288,8 +289,8 @@ def strip_labels(
     text: str, paths: Collection[str] = (), sections: Collection[str] = ()
 ) -> tuple[str, int]:
     """The answer without echoed excerpt labels, and how many were removed. With the excerpts'
-    ``paths`` (and the ``sections`` their headers named), looser echoes of them count too: ``[1] guide.md:17 (Intro) text`` keeps
-    ``[1] text``; an inline one keeps the bare path, with an excerpt number before it moved
+    ``paths`` (and the ``sections`` their headers named), looser echoes of them count too:
+    ``[1] guide.md:17 (Intro) text`` keeps ``[1] text``; an inline one keeps the bare path, with an excerpt number before it moved
     after it (see ``_marker_before_path``)."""
     count = 0
 

@@ -25,7 +25,7 @@ from functools import cached_property
 
 from groundls.answer import citations as cit
 from groundls.answer import grounding, hygiene
-from groundls.answer.prompt import Excerpt, excerpt_label, excerpt_name, excerpt_section
+from groundls.answer.prompt import Excerpt, excerpt_label, excerpt_name, header_sections
 
 
 @dataclass
@@ -66,8 +66,7 @@ class Draft:
 
     @cached_property
     def sections(self) -> set[str]:
-        """The sections the excerpts' headers named (what an echoed header has after a path)."""
-        return {excerpt_section(e.hit) for e in self.excerpts} - {""}
+        return header_sections(self.excerpts)
 
     def valid(self, n: int) -> bool:
         return 1 <= n <= len(self.excerpts)

@@ -60,6 +60,11 @@ def excerpt_section(hit: Hit) -> str:
     return next((c for c in reversed(crumbs) if _bare(c).casefold() not in said), "")
 
 
+def header_sections(excerpts: Sequence[Excerpt]) -> set[str]:
+    """The sections the excerpts' headers name (what an echoed header has after its path)."""
+    return {excerpt_section(e.hit) for e in excerpts} - {""}
+
+
 def _bare(crumb: str) -> str:
     """A breadcrumb's name: a qualified name's last part (``requests.models`` -> ``models``), a
     heading without its HTML link mark."""

@@ -19,8 +19,8 @@ from groundls.answer.prompt import (
     build_messages,
     detect_language,
     excerpt_label,
-    excerpt_section,
     fit_excerpts,
+    header_sections,
     system_prompt,
     user_prompt,
 )
@@ -499,7 +499,7 @@ class AnswerService:
         streamer = cit.AnswerFieldStreamer() if style == "json" else None
         # echoed excerpt labels never reach the user
         paths = {e.hit.path for e in excerpts}
-        sections = {excerpt_section(e.hit) for e in excerpts} - {""}
+        sections = header_sections(excerpts)
         labels = hygiene.LabelFilter(paths, sections)
 
         def show(visible: str) -> None:
