@@ -86,7 +86,7 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
         workspace.close()
 
 
-def test_nearer_japanese_passages_the_english_rewrites_lists_count_half(
+def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rewrite(
     tmp_path: Path, fake_embedders, monkeypatch
 ):
     ws_dir = tmp_path / "ws"
@@ -107,13 +107,17 @@ def test_nearer_japanese_passages_the_english_rewrites_lists_count_half(
             searcher_module, "rrf", lambda lists: fused.append(lists) or real_rrf(lists)
         )
 
-        def english_weights(question: str) -> list[float]:
+        def searched(question: str) -> tuple[list[str], str]:
             fused.clear()
-            workspace.search(question)
-            return [x.weight for x in fused[0] if x.name.endswith(":english")]
+            result = workspace.search(question)
+            return [x.name for x in fused[0]], result.searched_as
 
-        assert english_weights("アップロード 再試行") == [1.0, 2.0]  # nearer the English passage
-        assert english_weights("ログ 保存 期間") == [0.5, 1.0]
+        names, rewrite = searched("アップロード 再試行")  # nearer the English passage
+        assert {"vector:static:english", "keyword:english"} <= set(names)
+        assert rewrite == "failed uploads"
+        names, rewrite = searched("ログ 保存 期間")  # nearer the Japanese passage
+        assert not [n for n in names if n.endswith(":english")] and rewrite == ""
+        assert "keyword" in names
     finally:
         workspace.close()
 

@@ -178,6 +178,11 @@ class Searcher:
         unlikely = (
             self._unlikely_language(q, english, filters, filled, vectors) if english else None
         )
+        if unlikely == "en":
+            # the answer reads Japanese: the question is searched in its own words alone. Its
+            # rewrite's lists and English words only lifted passages that mention a command or
+            # a setting's name in passing (mixed-ja's Japanese questions 0.757 -> 0.801)
+            english = unlikely = None
         # the keyword lists and the rewrite's lists first: they are made while the slowest
         # query vector (e5's, on one core) is still being embedded; they still rank after the
         # question's own vector lists
@@ -186,11 +191,8 @@ class Searcher:
         keyword_weight = self.config.keyword_weight * (2.0 if q.is_symbol else 1.0)
         self._keyword_lists(q, filters, candidates, keyword_weight, words, unlikely)
         if english is not None:
-            # nearer Japanese passages, the rewrite's words are found in them only in passing
-            # (a command, a setting's name): its lists count half
-            share = signals.OTHER_LANGUAGE if unlikely == "en" else 1.0
             check_cancel(cancel)
-            self._english_lists(english, filters, candidates, filled, words, vectors, share)
+            self._english_lists(english, filters, candidates, filled, words, vectors)
             q = replace(english, text=q.text, script=q.script)
         found = _Evidence()
         self._vector_lists(asked, filters, candidates, filled, found, vectors, unlikely, cancel)
@@ -292,7 +294,8 @@ class Searcher:
         of the question's nearest Japanese passage and its rewrite's nearest English one. In a
         workspace of both, each side's lists put their own language first for any question and
         fusion by rank cannot tell which side holds the answer. None: one side has no passage, or
-        no space reads both languages."""
+        no space reads both languages. "en" (the answer reads Japanese) drops the rewrite; "ja"
+        splits the question's lists by language and keeps half the score of Japanese passages."""
         space = MULTILINGUAL_SPACE
         if space not in filled:
             return None
@@ -455,10 +458,9 @@ class Searcher:
         filled: set[str],
         found: _Evidence,
         vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable],
-        share: float = 1.0,
     ) -> None:
-        """A Japanese question's English rewrite, searched as an English question would be (its
-        lists' weights times ``share``; ``vectors``: see ``_query_vectors``)."""
+        """A Japanese question's English rewrite, searched as an English question would be
+        (``vectors``: see ``_query_vectors``)."""
         cfg = self.config
         for space in self._english_spaces:
             if space not in filled:
@@ -468,14 +470,13 @@ class Searcher:
                 found.missing[space] = str(vector)
                 continue
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
-            weight = cfg.vector_weight * share
-            found.lists.append(RankedList(f"vector:{space}:english", weight, nearest))
+            found.lists.append(RankedList(f"vector:{space}:english", cfg.vector_weight, nearest))
             if nearest and self.fill_fraction(space) >= 1.0:
                 found.tops[space] = nearest[0]
         if english.terms:
             expression = match_expression([*english.terms, *english.compounds])
             matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            found.lists.append(RankedList("keyword:english", cfg.keyword_weight * share, matched))
+            found.lists.append(RankedList("keyword:english", cfg.keyword_weight, matched))
             found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
 
     def _definitions(

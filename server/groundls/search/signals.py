@@ -33,8 +33,8 @@ NAMED_WHOLE = 0.25
 #: but seldom the place a question is about.
 RESTATES = 0.5
 ASIDE = 0.7
-#: A passage in the language a rewritten Japanese question is less likely answered in (see
-#: ``Searcher._unlikely_language``) keeps half its score, as a restating test file does.
+#: A Japanese passage, for a rewritten Japanese question judged to be answered in English (see
+#: ``Searcher._unlikely_language``), keeps half its score, as a restating test file does.
 OTHER_LANGUAGE = 0.5
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
