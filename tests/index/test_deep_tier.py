@@ -55,6 +55,26 @@ def test_a_code_repository_fills_minilm_first(tmp_path: Path) -> None:
     assert workspace.indexer.deep_order() == ["minilm", "e5"]
 
 
+def test_e5_embeds_prose_and_not_config_files(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root, {"guide.md": JA_PROSE, "deploy.yaml": "replicas: 3\nimage: web:1.2\n"})
+    write(root, {"logo.svg": '<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0h9"/></svg>\n'})
+    workspace = open_ws(root, tmp_path)
+    workspace.index()
+    workspace.fill_deep()
+    store = workspace.store
+
+    def in_e5(path: str) -> tuple[str, bool]:
+        chunk = store.chunk_at(path, 1)
+        assert chunk is not None
+        return chunk.kind, bool(store.rowids_in("e5", [store.chunk_rowid(chunk.chunk_id)]))
+
+    assert in_e5("guide.md") == ("doc", True)
+    assert in_e5("deploy.yaml") == ("config", False)
+    assert in_e5("logo.svg") == ("config", False)
+    assert workspace.indexer.fill_fraction("e5") == 1.0
+
+
 def test_a_partly_filled_deep_space_counts_as_much_as_it_covers(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     write(root, {f"m{n}.py": CODE.replace("upload", f"upload{n}") for n in range(8)})

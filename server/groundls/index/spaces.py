@@ -39,6 +39,11 @@ POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
 DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 
 
+#: Spaces that read prose only: multilingual-e5-small, a few chunks a second, is for paraphrase
+#: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose: e5 over them
+#: moved no public set (twenty-sixth session) and cost the slowest fill its most chunks.
+PROSE_ONLY = ("e5",)
+
 #: The space of a model server's embeddings (``embeddings.served``): every chunk, deep tier.
 SERVED_SPACE = "served"
 
@@ -64,7 +69,10 @@ class SpacePolicy:
         extra = (SERVED_SPACE,) if self.served else ()
         if kind == "code":
             return code + extra
-        return (cjk if is_cjk(text) else latin) + extra
+        spaces = cjk if is_cjk(text) else latin
+        if kind != "doc":
+            spaces = tuple(s for s in spaces if s not in PROSE_ONLY)
+        return spaces + extra
 
     @property
     def deferred(self) -> tuple[str, ...]:
