@@ -32,6 +32,14 @@ log = logging.getLogger("groundls.answer")
 # --- generation ----------------------------------------------------------------------------------
 
 
+def held(lock: threading.Lock) -> bool:
+    """Whether another thread holds ``lock`` now (a model busy generating), without waiting."""
+    if not lock.acquire(blocking=False):
+        return True
+    lock.release()
+    return False
+
+
 @dataclass
 class GenerationStats:
     prompt_tokens: int = 0
@@ -178,10 +186,7 @@ class LocalLLM:
     @property
     def busy(self) -> bool:
         """Another thread is generating with this model right now."""
-        if not self._lock.acquire(blocking=False):
-            return True
-        self._lock.release()
-        return False
+        return held(self._lock)
 
     # lifecycle
 

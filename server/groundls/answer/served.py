@@ -23,7 +23,7 @@ from typing import Any
 
 from groundls import endpoints
 from groundls.answer.model_files import ModelError
-from groundls.answer.runtime import GenerationStats
+from groundls.answer.runtime import GenerationStats, held
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 
@@ -102,10 +102,8 @@ class ServedLLM:
 
     @property
     def busy(self) -> bool:
-        if not self._lock.acquire(blocking=False):
-            return True
-        self._lock.release()
-        return False
+        """Another thread is waiting on this server's answer right now."""
+        return held(self._lock)
 
     def load(self) -> None:
         """Nothing to load: the server holds the model."""
