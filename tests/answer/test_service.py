@@ -537,6 +537,19 @@ def test_an_answer_that_only_describes_the_excerpts_gives_their_key_lines():
     assert "log_level" in ans.answer
 
 
+def test_a_japanese_answer_over_english_code_must_share_a_name_or_number_with_it():
+    # nothing of the excerpt but the question's own words: a restatement in other words
+    said = "アップロードの再試行は、失敗したときにもう一度送る処理として行われています [1]。"
+    svc, _ = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("失敗したアップロードはどこで再試行していますか？")
+    assert ans.mode == "extractive" and ans.answer.startswith("抽出モード")
+    # the function that does it, named: an answer
+    said = "`retry_upload` が失敗したアップロードを最大 3 回まで送り直します [1]。"
+    svc, _ = service([UPLOAD], FakeModel([said]))
+    ans = svc.ask("失敗したアップロードはどこで再試行していますか？")
+    assert ans.mode == "llm" and ans.answer.startswith("`retry_upload`")
+
+
 def test_a_sentence_resting_on_an_invented_specific_is_dropped():
     said = "Uploads are retried by retry_upload [1]. Install it with `pip install uploadkit` [1]."
     svc, _ = service([UPLOAD], FakeModel([said]))

@@ -27,8 +27,9 @@ from groundls.answer.prompt import Language, detect_language
 from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
-#: question's to say something. One: across languages (an English answer over a Japanese guide)
-#: a fact may share only its number or name with the excerpt ("kept for 7 days").
+#: question's to say something. One: across languages (an English answer over a Japanese guide,
+#: a Japanese one over English code) a fact may share only its number or name with the excerpt
+#: ("kept for 7 days", 「`get_app_dir` が決めます」); one that shares none restates the question.
 MIN_NEW_TERMS = 1
 #: Supporting lines shown per citation, at most.
 SUPPORT_LINES = 3
@@ -241,15 +242,10 @@ def says_nothing(
         names = {m.group(0).lower() for m in _IDENTIFIER.finditer(text)}
         return stemmed_features(text) | numbers_in(text) | names
 
-    excerpts = list(excerpts)
     said = terms(MARKER.sub(" ", answer))
     asked: set[str] = set()
     for text in question:
         asked |= terms(text)
-    if is_cjk(answer) and not any(is_cjk(text) for text in excerpts):
-        # a Japanese answer over English excerpts shares only names and numbers with them: what
-        # can be told is a restatement, nothing new beyond the question
-        return not (said - asked)
     shown: set[str] = set()
     for text in excerpts:
         shown |= terms(text)
