@@ -39,9 +39,9 @@ POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
 DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 
 
-#: Spaces that read prose only: multilingual-e5-small, a few chunks a second, is for paraphrase
-#: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose: e5 over them
-#: moved no public set (twenty-sixth session) and cost the slowest fill its most chunks.
+#: Spaces that read prose only: multilingual-e5-small, the slowest model, is there for paraphrase
+#: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose: without them e5's
+#: list moved no public set, and click's 17 had cost 2.2 s of its 33 s fill (twenty-sixth session).
 PROSE_ONLY = ("e5",)
 
 #: The space of a model server's embeddings (``embeddings.served``): every chunk, deep tier.
