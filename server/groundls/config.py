@@ -52,7 +52,7 @@ class AnswerConfig:
     #: more excerpts, more wrong ones cited. BENCHMARKS.md, sixteenth session.)
     context_tokens: int = 700
     #: Seconds the answer should take to start: the excerpts are cut to what the model reads in
-    #: that time on this machine (measured; never below 250 tokens). 0 = always context_tokens.
+    #: that time on this machine (measured; never below 180 tokens). 0 = always context_tokens.
     #: (5 s -> 4 s: TTFT p50 4.65 -> 3.99 s over 66 questions, the first citations the same set
     #: by set; BENCHMARKS.md, twenty-third session.)
     first_token_s: float = 4.0
