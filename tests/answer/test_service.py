@@ -862,6 +862,15 @@ def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts
     assert "docs/retries.md" in ans.answer
 
 
+def test_a_cut_answer_not_in_the_readers_language_gives_the_excerpts_key_lines_too():
+    pasted = "Failed uploads are retried three times before the error is raised. " * 3
+    said = f"アップロードは再試行されます [1]。\n\n{pasted}"
+    svc, _ = service([RETRYDOC], LengthCutModel([said]))
+    ans = svc.ask("アップロードは何回再試行されますか？")
+    assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
+    assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
+
+
 def test_a_japanese_answer_quoting_english_code_stays_the_answer():
     said = "再試行は `for i in range(attempts): send(path)` で行われます [1]。"
     svc, _ = service([UPLOAD], FakeModel([said]))

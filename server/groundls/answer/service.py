@@ -623,9 +623,10 @@ class AnswerService:
             # the question restated, or talk about the excerpts: their key lines instead
             extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
             return replace(extract, repairs={**repairs, "content_free": 1})
-        if found and not cut and grounding.written_language(answer_text) != language:
+        if found and grounding.written_language(answer_text) != language:
             # not in the reader's language (a Japanese sentence, then English paragraphs pasted
-            # from the excerpts): their key lines instead, labelled in the reader's language
+            # from the excerpts), cut or not: their key lines instead, labelled in the reader's
+            # language
             extract = self._extractive(excerpts, language, "other_language", "", on_token, t0)
             return replace(extract, repairs={**repairs, "other_language": 1})
         if found and hedge and not hygiene.says_hedge(answer_text):
