@@ -852,23 +852,16 @@ def test_the_detail_setting_is_the_default_and_a_bad_detail_is_refused():
         svc.ask("how do uploads retry?", detail="long")
 
 
-def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts_key_lines():
+@pytest.mark.parametrize("model", [FakeModel, LengthCutModel], ids=["whole", "cut"])
+def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts_key_lines(model):
+    # cut or not: what was written is not in the reader's language
     pasted = "Failed uploads are retried three times before the error is raised. " * 3
     said = f"アップロードは再試行されます [1]。\n\n{pasted}"
-    svc, _ = service([RETRYDOC], FakeModel([said]))
+    svc, _ = service([RETRYDOC], model([said]))
     ans = svc.ask("アップロードは何回再試行されますか？")
     assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
     assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
     assert "docs/retries.md" in ans.answer
-
-
-def test_a_cut_answer_not_in_the_readers_language_gives_the_excerpts_key_lines_too():
-    pasted = "Failed uploads are retried three times before the error is raised. " * 3
-    said = f"アップロードは再試行されます [1]。\n\n{pasted}"
-    svc, _ = service([RETRYDOC], LengthCutModel([said]))
-    ans = svc.ask("アップロードは何回再試行されますか？")
-    assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
-    assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
 
 
 def test_a_japanese_answer_quoting_english_code_stays_the_answer():

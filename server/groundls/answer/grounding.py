@@ -233,9 +233,9 @@ def says_nothing(
     :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question.
     The excerpts' ``paths`` (and their file names) say where, not what: "X is done in
     src/a.py [1]" restates the question beside a file name."""
-    names = {name for path in paths for name in (path, path.rsplit("/", 1)[-1])}
-    for name in sorted(names, key=len, reverse=True):  # a whole path before its file name
-        answer = answer.replace(name, " ")
+    places = {place for path in paths for place in (path, path.rsplit("/", 1)[-1])}
+    for place in sorted(places, key=len, reverse=True):  # a whole path before its file name
+        answer = answer.replace(place, " ")
 
     def terms(text: str) -> set[str]:
         # a name counts whole as well: ``retry_upload`` answers "where do we retry uploads?"

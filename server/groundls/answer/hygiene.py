@@ -290,8 +290,8 @@ def strip_labels(
 ) -> tuple[str, int]:
     """The answer without echoed excerpt labels, and how many were removed. With the excerpts'
     ``paths`` (and the ``sections`` their headers named), looser echoes of them count too:
-    ``[1] guide.md:17 (Intro) text`` keeps ``[1] text``; an inline one keeps the bare path, with an excerpt number before it moved
-    after it (see ``_marker_before_path``)."""
+    ``[1] guide.md:17 (Intro) text`` keeps ``[1] text``; an inline one keeps the bare path, with
+    an excerpt number before it moved after it (see ``_marker_before_path``)."""
     count = 0
 
     def drop_line(_m: re.Match[str]) -> str:

@@ -66,6 +66,7 @@ class Draft:
 
     @cached_property
     def sections(self) -> set[str]:
+        """The sections the excerpts' headers named (what an echoed header has after a path)."""
         return header_sections(self.excerpts)
 
     def valid(self, n: int) -> bool:
