@@ -65,8 +65,22 @@ _LOANWORD = re.compile("[\u30a1-\u30fa\u30fc]{3,}")
 
 def loanwords(text: str) -> list[str]:
     """Katakana words of three letters or more (クラスター, デプロイ; split at ・): in Japanese
-    they name things, as English content words do."""
-    return _LOANWORD.findall(text)
+    they name things, as English content words do. Each is given as :func:`katakana_stems`
+    leaves it."""
+    return [katakana_stems(word) for word in _LOANWORD.findall(text)]
+
+
+#: A katakana word of four letters or more that ends in the long-vowel mark.
+_LONG_VOWEL_END = re.compile("([\u30a1-\u30fa\u30fc]{3,})\u30fc(?![\u30a1-\u30fa\u30fc])")
+
+
+def katakana_stems(text: str) -> str:
+    """``text`` with the final long-vowel mark of each katakana word of four letters or more
+    removed: サーバー and サーバ, ユーザー and ユーザ, メモリー and メモリ are one word written two
+    ways (JIS Z 8301 drops the mark, most newer writing keeps it). The stem is a prefix of
+    both spellings, so a question's stem matches a text written either way. The rule and its
+    minimum length are the kuromoji / Lucene katakana stemmer's."""
+    return _LONG_VOWEL_END.sub(r"\1", text)
 
 
 def is_hiragana_only(gram: str) -> bool:

@@ -535,6 +535,26 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words
 
 
+def test_a_katakana_word_counts_as_present_in_either_spelling_of_its_long_vowel(
+    tmp_path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "server.md").write_text(
+        "# サーバ\n\nサーバのメモリ上限はプロキシの設定で変えます。\n"
+    )
+    (ws_dir / "docs" / "users.md").write_text("# ユーザー\n\nユーザーの一覧を表示します。\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        # the manual writes サーバ and メモリ, the question サーバー and メモリー (and the reverse)
+        assert workspace.search("サーバーのメモリーの上限はどこ").coverage == 1.0
+        assert workspace.search("ユーザの一覧はどこ").coverage == 1.0
+        assert workspace.search("クラスターのメモリーの上限はどこ").coverage == 0.5
+    finally:
+        workspace.close()
+
+
 def test_a_japanese_question_naming_only_absent_things_is_not_about_the_workspace(
     search_ws, tmp_path, fake_embedders
 ):

@@ -36,3 +36,17 @@ def test_each_name_is_kept_with_the_qualifier_it_is_written_with():
     assert q.qualifiers("route_layer") == [()] and q.qualifiers("missing") == []
     # a query stays a value: equal for the same text, usable as a key
     assert hash(q) == hash(analyse("Router::route vs app.Router.route and `route_layer`"))
+
+
+def test_a_katakana_word_of_four_letters_or_more_loses_its_final_long_vowel_mark():
+    from groundls.chunkers.textrules import katakana_stems, loanwords
+
+    assert katakana_stems("サーバーとユーザーのメモリー") == "サーバとユーザのメモリ"
+    # three letters or fewer keep it (キー, エラー), and only a final mark goes
+    assert katakana_stems("キーとエラーとバージョン") == "キーとエラーとバージョン"
+    assert loanwords("プロキシサーバーの設定") == ["プロキシサーバ"]
+
+
+def test_a_questions_katakana_words_are_searched_by_their_stem():
+    # the stem's bigrams occur in サーバ and in サーバー alike; バー would also match バージョン
+    assert analyse("サーバーの設定").terms == ("サー", "ーバ", "バの", "の設", "設定")

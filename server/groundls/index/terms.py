@@ -16,6 +16,7 @@ from groundls.chunkers.textrules import (
     cjk_bigrams,
     cjk_runs,
     is_hiragana_only,
+    katakana_stems,
     split_identifier,
 )
 
@@ -51,7 +52,8 @@ def query_terms(query: str) -> list[str]:
         parts = split_identifier(word)
         if len(parts) > 1:
             terms.extend(p for p in parts if p not in STOPWORDS and len(p) > 1)
-    for run in cjk_runs(query):
+    # the question's katakana words stemmed: a stem's bigrams occur in either spelling
+    for run in cjk_runs(katakana_stems(query)):
         terms.extend(g for g in cjk_bigrams(run) if not is_hiragana_only(g))
     return list(dict.fromkeys(terms))
 
