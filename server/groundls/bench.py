@@ -36,6 +36,12 @@ TIER_SAMPLE = 1024
 TIER_SECONDS = 30.0
 #: Chunks of the deep tier filled after the index run, for its end-to-end rate.
 DEEP_SAMPLE = 256
+#: Real vectors a space's synthetic ones are made around, at least: a deep space holds only
+#: what the sampled fill embedded, and a million vectors around 256 are clusters of ~4,000
+#: that no real workspace has (MiniLM's recall@10 0.92 there, BENCHMARKS.md). The rest are
+#: embedded from a random sample of the workspace's chunks, for at most SEED_SECONDS.
+SEED_VECTORS = 2_000
+SEED_SECONDS = 90.0
 
 QUERIES = [
     "how are command line options parsed",
@@ -227,12 +233,32 @@ class Structured:
 def real_vectors(
     workspace: Workspace, space: str, dim: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """The workspace's own vectors of ``space`` (random ones when it has too few)."""
+    """The workspace's own vectors of ``space``, with those of more of its chunks embedded up to
+    :data:`SEED_VECTORS` (random ones when it has too few chunks)."""
     blobs = [b for (b,) in workspace.store.conn.execute(f"SELECT embedding FROM vec_{space}")]
-    if len(blobs) < 50:
-        return rng.standard_normal((1000, dim)).astype(np.float32)
     m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+    if len(m) < SEED_VECTORS:
+        m = np.vstack([m, _embed_sample(workspace, space, SEED_VECTORS - len(m), rng)])
+    if len(m) < 50:
+        return rng.standard_normal((1000, dim)).astype(np.float32)
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+
+
+def _embed_sample(
+    workspace: Workspace, space: str, wanted: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Vectors of up to ``wanted`` random chunks ``space`` has not embedded (their first 400
+    characters), for at most :data:`SEED_SECONDS`."""
+    rows = workspace.store.chunks_without(space, limit=1 << 30)
+    model = workspace.models.get(space)
+    texts = [rows[i][5] for i in rng.permutation(len(rows))[:wanted]]
+    made: list[np.ndarray] = []
+    started = time.perf_counter()
+    for at in range(0, len(texts), 32):
+        if time.perf_counter() - started > SEED_SECONDS:
+            break
+        made.extend(np.asarray(v, dtype=np.float32) for v in model.embed(texts[at : at + 32]))
+    return np.vstack(made) if made else np.zeros((0, model.dim), dtype=np.float32)
 
 
 def build_synthetic(
@@ -394,6 +420,8 @@ def run(workspace_path: Path, config: Config, synthetic: int) -> int:
             for space in workspace.policy.spaces_of("code", "")
             if space not in workspace.policy.deferred or workspace.store.count_in(space)
         }
+        for space, seed in seeds.items():
+            print(f"  {space}: synthetic vectors are made around {len(seed.real)} real ones")
         workspace.close()
         bench_synthetic(work, config, synthetic, seeds)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -26,11 +26,12 @@ log = logging.getLogger("groundls.index")
 #: From this many vectors on, a space is searched through the graph.
 ANN_FROM = 200_000
 #: Graph degree and the breadth of its searches. Measured at 1M vectors made around 1.5k real
-#: ones (clusters of ~700 near-equal vectors, the hard case of duplicated code): real queries'
-#: recall@10 0.27 at a breadth of 128-512, 0.80 at 1024, for 1.4 ms more (BENCHMARKS.md).
+#: ones (clusters of ~700 near-equal vectors, the hard case of duplicated code): real questions'
+#: recall@10 0.27 at a breadth of 128-512; MiniLM's 0.935 at 1024 and 0.988 at 2048 (2.1 ->
+#: 4.7 ms a search); queries near stored vectors 0.993 at both (BENCHMARKS.md).
 CONNECTIVITY = 16
 EXPANSION_ADD = 128
-EXPANSION = 1024
+EXPANSION = 2048
 #: The graph's best candidates scored exactly with the index's float32 vectors (a point lookup
 #: each); the rest keep the graph's int8 distance. Measured at 1M: recall@10 the same with 30,
 #: 50 or 100 (1.0 on queries near stored vectors), 15 against 32 ms a search.
