@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -195,11 +195,14 @@ class Workspace:
         return self.indexer.index_paths(rel_paths)
 
     def fill_deep(
-        self, max_chunks: int | None = None, cancel: threading.Event | None = None
+        self,
+        max_chunks: int | None = None,
+        cancel: threading.Event | None = None,
+        spaces: Collection[str] | None = None,
     ) -> int:
-        """Embed deep-tier vectors the fast index left out (at most ``max_chunks``); returns
-        how many were embedded, 0 when the deep tier is complete."""
-        return self.indexer.fill_deep(max_chunks, cancel)
+        """Embed deep-tier vectors the fast index left out (at most ``max_chunks``; ``spaces``:
+        only these); returns how many were embedded, 0 when the deep tier is complete."""
+        return self.indexer.fill_deep(max_chunks, cancel, spaces)
 
     def sends_to(self) -> list[str]:
         """Where workspace content goes beyond this machine (model servers the user allowed):

@@ -55,6 +55,21 @@ def test_a_code_repository_fills_minilm_first(tmp_path: Path) -> None:
     assert workspace.indexer.deep_order() == ["minilm", "e5"]
 
 
+def test_a_fill_can_be_kept_to_one_deep_space(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write(root, {f"m{n}.py": CODE.replace("upload", f"upload{n}") for n in range(3)})
+    write(root, {"guide.md": JA_PROSE})
+    workspace = open_ws(root, tmp_path)
+    workspace.index()
+    fraction = workspace.indexer.fill_fraction
+    # minilm comes first in this workspace's order, yet only e5 is filled
+    assert workspace.indexer.deep_order()[0] == "minilm"
+    assert workspace.fill_deep(spaces=("e5",)) == 1
+    assert fraction("e5") == 1.0 and fraction("minilm") == 0.0
+    assert workspace.fill_deep(spaces=("e5",)) == 0
+    assert workspace.fill_deep() > 0 and fraction("minilm") == 1.0
+
+
 def test_e5_embeds_prose_and_not_config_files(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     write(root, {"guide.md": JA_PROSE, "deploy.yaml": "replicas: 3\nimage: web:1.2\n"})

@@ -9,7 +9,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -290,19 +290,23 @@ class Indexer:
         return min(1.0, self._deep_have.get(space, 0) / wanted) if wanted else 1.0
 
     def fill_deep(
-        self, max_chunks: int | None = None, cancel: threading.Event | None = None
+        self,
+        max_chunks: int | None = None,
+        cancel: threading.Event | None = None,
+        spaces: Collection[str] | None = None,
     ) -> int:
         """Embed chunks of the deep tier that have no vector yet, at most ``max_chunks`` (None:
-        all), checking ``cancel`` between slices. Returns how many were embedded (0: complete).
+        all), checking ``cancel`` between slices; ``spaces``: only these of its spaces. Returns
+        how many were embedded (0: complete).
 
         The embed text is rebuilt by chunking the file again (chunkers are pure); a file that
         changed since it was indexed is left to the next index run."""
         self.ensure_spaces()
         self._retry_unavailable()
         done = 0
+        deep = [s for s in self.deep_order() if spaces is None or s in spaces]
         # every space's asked chunks (``want_first``) first, then each space in turn
-        order = [(space, False) for space in self.deep_order()]
-        order += [(space, True) for space in self.deep_order()]
+        order = [(space, False) for space in deep] + [(space, True) for space in deep]
         for space, scan in order:
             if space in self.unavailable:
                 continue
