@@ -60,7 +60,9 @@ def cjk_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-_LOANWORD = re.compile("[\u30a1-\u30fa\u30fc]{3,}")
+#: Letters of a katakana word: katakana and the long-vowel mark (not the middle dot ・).
+_KATAKANA_WORD = "\u30a1-\u30fa\u30fc"
+_LOANWORD = re.compile(f"[{_KATAKANA_WORD}]{{3,}}")
 
 
 def loanwords(text: str) -> list[str]:
@@ -71,7 +73,7 @@ def loanwords(text: str) -> list[str]:
 
 
 #: A katakana word of four letters or more that ends in the long-vowel mark.
-_LONG_VOWEL_END = re.compile("([\u30a1-\u30fa\u30fc]{3,})\u30fc(?![\u30a1-\u30fa\u30fc])")
+_LONG_VOWEL_END = re.compile(f"([{_KATAKANA_WORD}]{{3,}})\u30fc(?![{_KATAKANA_WORD}])")
 
 
 def katakana_stems(text: str) -> str:

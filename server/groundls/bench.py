@@ -98,16 +98,10 @@ def bench_full_index(
     jobs.append((f"{PARTS_SPACE} sentences", part_texts))
     for name, items in jobs:
         items = items[:TIER_SAMPLE]
-        model = workspace.models.get(name.split()[0])
-        started = time.perf_counter()
-        done = 0
         # a slow tier (e5: a few texts a second) is timed on what it embeds in TIER_SECONDS
-        while done < len(items) and time.perf_counter() - started < TIER_SECONDS:
-            batch = items[done : done + 16]
-            model.embed(batch)
-            done += len(batch)
-        if done:
-            tiers[name] = (done, time.perf_counter() - started)
+        vectors, seconds = _embed_within(workspace.models.get(name.split()[0]), items, TIER_SECONDS)
+        if vectors:
+            tiers[name] = (len(vectors), seconds)
     index_embedded = report.embedded + report.embedded_parts
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # the deep tier as the language server fills it (re-chunking, embedding, writing), sampled,
@@ -260,13 +254,18 @@ def _embed_sample(
     rows = workspace.store.chunks_without(space, limit=1 << 30)
     model = workspace.models.get(space)
     texts = [rows[i][5] for i in rng.permutation(len(rows))[:wanted]]
-    made: list[np.ndarray] = []
+    made, _ = _embed_within(model, texts, SEED_SECONDS)
+    return np.vstack(made).astype(np.float32) if made else np.zeros((0, model.dim), np.float32)
+
+
+def _embed_within(model: Any, texts: list[str], seconds: float) -> tuple[list[Any], float]:
+    """``texts`` embedded 16 at a time until all are or ``seconds`` have passed: the vectors
+    made, and the seconds it took."""
     started = time.perf_counter()
-    for at in range(0, len(texts), 32):
-        if time.perf_counter() - started > SEED_SECONDS:
-            break
-        made.extend(np.asarray(v, dtype=np.float32) for v in model.embed(texts[at : at + 32]))
-    return np.vstack(made) if made else np.zeros((0, model.dim), dtype=np.float32)
+    made: list[Any] = []
+    while len(made) < len(texts) and time.perf_counter() - started < seconds:
+        made.extend(model.embed(texts[len(made) : len(made) + 16]))
+    return made, time.perf_counter() - started
 
 
 def build_synthetic(
