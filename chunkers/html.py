@@ -87,6 +87,8 @@ class _Collector(HTMLParser):
         self._pre = 0
         self._lists: list[str] = []
         self._rows: list[list[str]] | None = None
+        self._row_lines: list[int] = []  # the source line each kept row starts on
+        self._row_line = 0
         self._row: list[str] | None = None
         self._cell: list[str] | None = None
         self._table_start = 0
@@ -146,15 +148,16 @@ class _Collector(HTMLParser):
             if self._table_depth == 1:
                 self._flush()
                 self._rows, self._table_start = [], self.getpos()[0]
+                self._row_lines = []
             return
         if self._rows is not None and self._table_depth == 1:
             if tag == "tr":
                 self._end_row()
-                self._row = []
+                self._row, self._row_line = [], self.getpos()[0]
             elif tag in ("td", "th"):
                 self._end_cell()
                 if self._row is None:
-                    self._row = []
+                    self._row, self._row_line = [], self.getpos()[0]
                 self._cell = []
             return
         if tag in _HEADINGS:
@@ -252,11 +255,13 @@ class _Collector(HTMLParser):
             depth = max(0, len(self._lists) - 1)
             item = "  " * depth + "- " + text
             block = self._list_block
+            starts = [start] * (item.count("\n") + 1)
             if block is not None and self.builder.last_block is block:
                 block.text += "\n" + item
                 block.end_line = max(block.end_line, end)
+                block.line_starts = [*(block.line_starts or []), *starts]
             else:
-                block = Block(start, end, item, "list")
+                block = Block(start, end, item, "list", starts)
                 self.builder.add(block)
                 self._list_block = block
         self._reset()
@@ -272,6 +277,7 @@ class _Collector(HTMLParser):
         self._end_cell()
         if self._row is not None and self._rows is not None and any(self._row):
             self._rows.append(self._row)
+            self._row_lines.append(self._row_line)
         self._row = None
 
     def _end_table(self) -> None:
@@ -283,7 +289,10 @@ class _Collector(HTMLParser):
             lines.insert(1, "|" + "---|" * width)
             start = self._start or self._table_start
             end = max(start, self._end, self.getpos()[0])
-            self.builder.add(Block(start, end, "\n".join(lines), "table"))
+            # each row's first line; the separator row is written on none, so it takes the next
+            rows_at = [min(max(start, n), end) for n in self._row_lines]
+            starts = [rows_at[0], *rows_at[1:2], *rows_at[1:]] if len(rows_at) > 1 else rows_at * 2
+            self.builder.add(Block(start, end, "\n".join(lines), "table", starts))
             self._list_block = None
         self._reset()
 

@@ -41,6 +41,21 @@ class Block:
     end_line: int
     text: str
     kind: str = "paragraph"
+    #: the source line each line of ``text`` starts on, when they are not one to one (an HTML
+    #: table's row or list's item is one line of text written over several source lines)
+    line_starts: list[int] | None = None
+
+    def line_of(self, n: int) -> int:
+        """The source line that line ``n`` of ``text`` starts on."""
+        if self.line_starts is None:
+            return min(self.end_line, self.start_line + n)
+        return self.line_starts[min(n, len(self.line_starts) - 1)]
+
+    def last_line_of(self, n: int) -> int:
+        """The last source line of line ``n`` of ``text`` (the line before the next one's)."""
+        if self.line_starts is None or n + 1 >= len(self.line_starts):
+            return self.line_of(n) if self.line_starts is None else self.end_line
+        return max(self.line_starts[n], self.line_starts[n + 1] - 1)
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -112,7 +127,7 @@ class Unit:
 
 
 def _line_at(block: Block, offset: int) -> int:
-    return min(block.end_line, block.start_line + block.text.count("\n", 0, offset))
+    return block.line_of(block.text.count("\n", 0, offset))
 
 
 def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int) -> list[Unit]:
@@ -269,10 +284,10 @@ def _line_unit(
     text = "\n".join(part[skip:])
     if header is not None and start >= body_start:
         text = f"{header}\n{text}"
-    last = block.start_line + max(start + skip, end - 1)
+    first = start + skip
     return Unit(
-        block.start_line + start + skip,
-        min(block.end_line, last),
+        block.line_of(first),
+        block.last_line_of(max(first, end - 1)),
         text,
         block.kind,
         estimate_encoder_tokens(text),

@@ -276,6 +276,48 @@ def test_html_table_is_rendered_as_markdown_with_key_value_embedding() -> None:
     assert "Option: max_tokens; Default: 400" in options.embed_text
 
 
+def _long_html(kind: str) -> str:
+    """A page whose one long table (or list) is written over several source lines a row (an
+    item), as DocBook and Sphinx write them, so the chunker has to split it."""
+    if kind == "table":
+        rows = "".join(
+            f"<tr><td>Option{n}</td>\n<td>Sets the option number {n}: a\nlonger description of"
+            f" what it does to the package list and when it applies.</td></tr>\n"
+            for n in range(60)
+        )
+        return (
+            f"<h2>Options</h2>\n<table>\n<tr><th>Name</th><th>Meaning</th></tr>\n{rows}</table>\n"
+        )
+    items = "".join(
+        f"<li>Item {n} explains one step\nover two lines of what the user does next.</li>\n"
+        for n in range(80)
+    )
+    return f"<h2>Steps</h2>\n<ul>\n{items}</ul>\n"
+
+
+@pytest.mark.parametrize("kind", ["table", "list"])
+def test_html_table_rows_and_list_items_split_into_chunks_keep_their_own_source_lines(
+    kind: str,
+) -> None:
+    page = _long_html(kind)
+    lines = page.split("\n")
+    options = ChunkOptions(max_tokens=120)
+    chunks = _chunks("long.html", options, page)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk.start_line <= chunk.end_line
+        # the last row (item) the chunk shows is written within its lines
+        last = chunk.text.rstrip().split("\n")[-1]
+        word = re.findall(r"(?:Option|Item) ?(\d+)", last)[-1]
+        label = f"Option{word}" if kind == "table" else f"Item {word} "
+        shown = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert label in shown, (chunk.start_line, chunk.end_line, last)
+        first = re.findall(r"(?:Option|Item) ?(\d+)", chunk.text)
+        if first:
+            head = f"Option{first[0]}" if kind == "table" else f"Item {first[0]} "
+            assert head in shown
+
+
 @pytest.mark.parametrize(
     "broken",
     [
