@@ -38,9 +38,10 @@ SETS = {
         "developers_reference_ja",
         "queries_developers_reference_ja.jsonl",
     ),
+    "aptitude-ja": ("fetch_aptitude_ja.sh", "aptitude_ja", "queries_aptitude_ja.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
-OWN_SETS = {"debref-ja", "devref-ja"}
+OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja"}
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
     "click": ("click", ["click", "click-ja"]),

@@ -39,9 +39,10 @@ SETS = {
     "debref-ja": ("debian_reference_ja", "queries_debian_reference_ja.jsonl"),
     "devref-ja": ("developers_reference_ja", "queries_developers_reference_ja.jsonl"),
     "requests-qa": ("requests_src", "queries_requests_qa.jsonl"),
+    "aptitude-ja": ("aptitude_ja", "queries_aptitude_ja.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
-OWN_SETS = {"debref-ja", "devref-ja", "requests-qa"}
+OWN_SETS = {"debref-ja", "devref-ja", "requests-qa", "aptitude-ja"}
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 
