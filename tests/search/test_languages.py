@@ -23,13 +23,15 @@ def test_japanese_prose_is_japanese_and_code_is_english_whatever_its_comments():
     assert signals.passage_language(_hit("code", "def keep():  # 七日間保存する")) == "en"
 
 
-def test_the_language_whose_nearest_passage_is_farther_is_the_unlikely_one(
+def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unlikely_one(
     tmp_path: Path, fake_embedders
 ):
     ws_dir = tmp_path / "ws"
     (ws_dir / "docs").mkdir(parents=True)
     # the fake embedder reads words between spaces, so the Japanese text is written spaced
-    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
+    (ws_dir / "docs" / "logs.ja.md").write_text(
+        "# ログ\n\nログ の 保存 期間 は 七日 です 。 journald keeps logs seven days\n"
+    )
     (ws_dir / "docs" / "retry.md").write_text(
         "# Retries\n\nfailed uploads are retried three times with a growing pause\n"
     )
@@ -44,12 +46,16 @@ def test_the_language_whose_nearest_passage_is_farther_is_the_unlikely_one(
                 analyse(question), analyse(rewrite), SearchFilters(), filled
             )
 
-        assert unlikely("アップロード 再試行", "failed uploads retried") == "ja"
+        assert unlikely("uploads 再試行", "failed uploads retried") == "ja"
         assert unlikely("ログ の 保存 期間 は ？", "how long logs are kept") == "en"
+        # the question's own words are near neither passage and its rewrite is nearer the
+        # Japanese one than the English one: the answer reads Japanese, however near the
+        # rewrite is to the English passage compared with the question to the Japanese one
+        assert unlikely("設定 残る", "logs long uploads journald") == "en"
         # without a passage in one of the languages there is nothing to compare
         (ws_dir / "docs" / "logs.ja.md").unlink()
         workspace.index()
-        assert unlikely("アップロード 再試行", "failed uploads retried") is None
+        assert unlikely("uploads 再試行", "failed uploads retried") is None
     finally:
         workspace.close()
 
@@ -98,7 +104,7 @@ def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rew
         workspace.index()
         rewrites = {
             "ログ 保存 期間": "log retention period",
-            "アップロード 再試行": "failed uploads",
+            "uploads 再試行": "failed uploads",
         }
         workspace.searcher.rewrite = rewrites.get
         fused: list[list] = []
@@ -112,7 +118,7 @@ def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rew
             result = workspace.search(question)
             return [x.name for x in fused[0]], result.searched_as
 
-        names, rewrite = searched("アップロード 再試行")  # nearer the English passage
+        names, rewrite = searched("uploads 再試行")  # nearer the English passage
         assert {"vector:static:english", "keyword:english"} <= set(names)
         assert rewrite == "failed uploads"
         names, rewrite = searched("ログ 保存 期間")  # nearer the Japanese passage
