@@ -299,7 +299,9 @@ def test_two_question_words_find_the_identifier_that_joins_them(
     workspace.index()
     lists = []
     fuse = searcher.rrf
-    monkeypatch.setattr(searcher, "rrf", lambda ranked: lists.extend(ranked) or fuse(ranked))
+    monkeypatch.setattr(
+        searcher, "rrf", lambda ranked, k=None: lists.extend(ranked) or fuse(ranked, k)
+    )
     workspace.search("JSON node hierarchy and tree model")
     keyword = next(r for r in lists if r.name == "keyword")
     first = workspace.store.hits_by_rowid(keyword.ids[:1])[keyword.ids[0]]

@@ -8,6 +8,7 @@ from pathlib import Path
 from groundls.results import Hit, SearchFilters
 from groundls.search import searcher as searcher_module
 from groundls.search import signals
+from groundls.search.fusion import RankedList
 from groundls.search.query import analyse
 from groundls.search.searcher import _Evidence
 from tests.test_workspace import open_workspace
@@ -110,7 +111,7 @@ def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rew
         fused: list[list] = []
         real_rrf = searcher_module.rrf
         monkeypatch.setattr(
-            searcher_module, "rrf", lambda lists: fused.append(lists) or real_rrf(lists)
+            searcher_module, "rrf", lambda lists, k=None: fused.append(lists) or real_rrf(lists, k)
         )
 
         def searched(question: str) -> tuple[list[str], str]:
@@ -142,5 +143,40 @@ def test_a_japanese_questions_own_text_is_not_embedded_in_the_spaces_that_read_e
         filled = {"static", "use"}
         assert set(searcher._space_weights(analyse("ログ の 保存 期間"), filled)) == {"use"}
         assert set(searcher._space_weights(analyse("how long logs are kept"), filled)) == filled
+    finally:
+        workspace.close()
+
+
+def test_a_japanese_questions_first_places_outweigh_a_section_middling_in_every_list(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    for n in range(12):
+        (ws_dir / "docs" / f"s{n:02}.md").write_text(f"# 節 {n}\n\n本文 {n} です 。\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        searcher = workspace.searcher
+        rowids = sorted(searcher.store.hits_by_rowid(list(range(1, 100))))
+        first, middling, others = rowids[0], rowids[1], rowids[2:]
+        # ``first`` leads the keyword list and is second by sentence; ``middling`` is tenth in
+        # every list
+        tenth = others[:9]
+        lists = [
+            RankedList("keyword", 2.0, [first, *tenth[:8], middling]),
+            RankedList("vector:use:sentences", 1.0, [others[0], first, *tenth[1:8], middling]),
+            RankedList("vector:use", 1.0, [*tenth, middling]),
+            RankedList("vector:e5", 1.0, [*tenth, middling]),
+        ]
+
+        def order(question: str) -> list[int]:
+            ranked = searcher._rank(analyse(question), lists, {}, set(), 50)
+            assert ranked is not None
+            return [r for r in ranked[1] if r in (first, middling)]
+
+        assert order("保存 期間 は どこ で 決まる ？") == [first, middling]
+        # an English question's fusion still rewards agreement across lists (k = 60)
+        assert order("where is the retention period decided") == [middling, first]
     finally:
         workspace.close()

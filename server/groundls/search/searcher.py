@@ -19,6 +19,8 @@ from groundls.results import Hit, SearchFilters, SearchResult, check_cancel
 from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.fusion import (
+    RRF_K,
+    RRF_K_CJK,
     RankedList,
     cap_per_file,
     merge_adjacent,
@@ -524,7 +526,7 @@ class Searcher:
     ) -> tuple[dict[int, float], list[int], dict[int, Hit], dict[int, str]] | None:
         """The lists fused, the first ``depth`` candidates scored by the ranking signals and
         sorted: (scores, order, hits, symbol of each). None when no list found anything."""
-        scores = rrf(lists)
+        scores = rrf(lists, RRF_K_CJK if q.script == "cjk" else RRF_K)
         if not scores:
             return None
         ordered = sorted(scores, key=scores.__getitem__, reverse=True)[:depth]
