@@ -62,7 +62,8 @@ DEEPER = 4
 #: 50, and without it there is no verdict.
 JUDGE_DEPTH = CANDIDATES * DEEPER
 
-#: Passages read at a time while looking for the nearest one in a language.
+#: Passages read at first while looking for the nearest one in each language (then twice as many
+#: each time).
 _PEEK = 8
 
 #: Threads that embed a question in the spaces side by side (one per space at most).
@@ -318,24 +319,33 @@ class Searcher:
             if isinstance(vector, EmbedderUnavailable):
                 return None
             found = self.store.knn(space, vector, JUDGE_DEPTH, filters)
-            for language in near:
-                similarity = self._nearest_in(found, language)
-                if similarity is None:
-                    return None
+            nearest = self._nearest_by_language(found, tuple(near))
+            if len(nearest) < len(near):
+                return None
+            for language, similarity in nearest.items():
                 near[language] += similarity
         return "ja" if near["en"] > near["ja"] else "en"
 
-    def _nearest_in(self, found: Sequence[tuple[int, float]], language: str) -> float | None:
-        """The similarity of the nearest passage in ``language`` among ``found`` (rowid,
-        distance; nearest first), read a few rows at a time: it is nearly always among the
-        first, and reading a hit's row is most of the cost."""
-        for start in range(0, len(found), _PEEK):
-            batch = found[start : start + _PEEK]
+    def _nearest_by_language(
+        self, found: Sequence[tuple[int, float]], languages: Sequence[str]
+    ) -> dict[str, float]:
+        """The similarity of the nearest passage in each of ``languages`` among ``found`` (rowid,
+        distance; nearest first); a language with no passage there is left out. Rows are read
+        a few at first, then twice as many each time: the commoner language is nearly always
+        among the first, the rarer one may be far down, and reading a hit's row is most of the
+        cost."""
+        nearest: dict[str, float] = {}
+        start, size = 0, _PEEK
+        while start < len(found) and len(nearest) < len(languages):
+            batch = found[start : start + size]
             hits = self.store.hits_by_rowid([r for r, _ in batch])
             for r, distance in batch:
-                if r in hits and signals.passage_language(hits[r]) == language:
-                    return 1.0 - distance
-        return None
+                if r in hits:
+                    language = signals.passage_language(hits[r])
+                    if language in languages and language not in nearest:
+                        nearest[language] = 1.0 - distance
+            start, size = start + size, size * 2
+        return nearest
 
     def _by_language(
         self, name: str, weight: float, ids: list[int], unlikely: str | None, candidates: int
