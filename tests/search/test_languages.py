@@ -180,3 +180,30 @@ def test_a_japanese_questions_first_places_outweigh_a_section_middling_in_every_
         assert order("where is the retention period decided") == [middling, first]
     finally:
         workspace.close()
+
+
+def test_a_question_plainly_nearer_japanese_passages_is_not_rewritten_at_all(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    try:
+        workspace.index()
+        asked: list[str] = []
+
+        def rewrite(question: str, cancel: object = None) -> str:
+            asked.append(question)
+            return "how long logs are kept"
+
+        workspace.searcher.rewrite = rewrite
+        # the answer model is not asked for a rewrite the language judge would drop anyway
+        assert workspace.search("ログ の 保存 期間 は ？").searched_as == ""
+        assert asked == []
+        # a question as near the English passage is rewritten (and judged with its rewrite)
+        workspace.search("uploads 再試行")
+        assert asked == ["uploads 再試行"]
+    finally:
+        workspace.close()
