@@ -53,8 +53,10 @@ class Block:
 
     def last_line_of(self, n: int) -> int:
         """The last source line of line ``n`` of ``text`` (the line before the next one's)."""
-        if self.line_starts is None or n + 1 >= len(self.line_starts):
-            return self.line_of(n) if self.line_starts is None else self.end_line
+        if self.line_starts is None:
+            return self.line_of(n)
+        if n + 1 >= len(self.line_starts):
+            return self.end_line
         return max(self.line_starts[n], self.line_starts[n + 1] - 1)
 
 

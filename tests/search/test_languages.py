@@ -11,11 +11,24 @@ from groundls.search import signals
 from groundls.search.fusion import RankedList
 from groundls.search.query import analyse
 from groundls.search.searcher import _Evidence
+from groundls.workspace import Workspace
 from tests.test_workspace import open_workspace
 
 
 def _hit(kind: str, text: str) -> Hit:
     return Hit("h" * 16, "x", 1, 2, kind, "", "section", "t", (), text)
+
+
+def _log_and_retry_docs(tmp_path: Path, fake_embedders, **config) -> Workspace:
+    """An indexed workspace of one Japanese passage (log retention) and one English passage
+    (upload retries), written spaced for the fake embedder."""
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, **config)
+    workspace.index()
+    return workspace
 
 
 def test_japanese_prose_is_japanese_and_code_is_english_whatever_its_comments():
@@ -43,9 +56,8 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
         filled = {"static", "use"}
 
         def unlikely(question: str, rewrite: str) -> str | None:
-            return searcher._unlikely_language(
-                analyse(question), analyse(rewrite), SearchFilters(), filled
-            )
+            own = searcher._leaning(question, SearchFilters(), filled)
+            return searcher._unlikely_language(own, analyse(rewrite), SearchFilters(), filled)
 
         assert unlikely("uploads 再試行", "failed uploads retried") == "ja"
         assert unlikely("ログ の 保存 期間 は ？", "how long logs are kept") == "en"
@@ -96,13 +108,8 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
 def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rewrite(
     tmp_path: Path, fake_embedders, monkeypatch
 ):
-    ws_dir = tmp_path / "ws"
-    (ws_dir / "docs").mkdir(parents=True)
-    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
-    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
-    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders, search={"rewrite_questions": True})
     try:
-        workspace.index()
         rewrites = {
             "ログ 保存 期間": "log retention period",
             "uploads 再試行": "failed uploads",
@@ -132,13 +139,8 @@ def test_nearer_japanese_passages_a_question_is_searched_without_its_english_rew
 def test_a_japanese_questions_own_text_is_not_embedded_in_the_spaces_that_read_english_only(
     tmp_path: Path, fake_embedders
 ):
-    ws_dir = tmp_path / "ws"
-    (ws_dir / "docs").mkdir(parents=True)
-    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
-    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
-    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders)
     try:
-        workspace.index()
         searcher = workspace.searcher
         filled = {"static", "use"}
         assert set(searcher._space_weights(analyse("ログ の 保存 期間"), filled)) == {"use"}
@@ -185,13 +187,8 @@ def test_a_japanese_questions_first_places_outweigh_a_section_middling_in_every_
 def test_a_question_plainly_nearer_japanese_passages_is_not_rewritten_at_all(
     tmp_path: Path, fake_embedders
 ):
-    ws_dir = tmp_path / "ws"
-    (ws_dir / "docs").mkdir(parents=True)
-    (ws_dir / "docs" / "logs.ja.md").write_text("# ログ\n\nログ の 保存 期間 は 七日 です 。\n")
-    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
-    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders, search={"rewrite_questions": True})
     try:
-        workspace.index()
         asked: list[str] = []
 
         def rewrite(question: str, cancel: object = None) -> str:

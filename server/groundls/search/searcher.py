@@ -61,8 +61,10 @@ DEEPER = 4
 #: is rare in the workspace (English paragraphs in a Japanese manual) is seldom among the first
 #: 50, and without it there is no verdict.
 JUDGE_DEPTH = CANDIDATES * DEEPER
+#: The languages the judge weighs, as ``signals.passage_language`` names them.
+LANGUAGES = ("ja", "en")
 #: How much nearer its nearest Japanese passage than its nearest English one a Japanese question
-#: must be for its English rewrite to be skipped (see ``Searcher._plainly_japanese``): three
+#: must be for its English rewrite to be skipped (see ``_plainly_japanese``): three
 #: times the margin past which the rewrite never turned the judge on the public and development
 #: sets; 27 of their 88 Japanese questions asked among both languages pass it.
 PLAINLY_JAPANESE = 0.15
@@ -152,18 +154,20 @@ class Searcher:
         that hold vectors, looked up once per search)."""
         return any(s in filled for s in self._english_spaces)
 
-    def _english(
-        self,
-        q: Query,
-        filters: SearchFilters,
-        filled: set[str],
-        cancel: threading.Event | None = None,
-    ) -> Query | None:
-        """A Japanese question as English words, when the index holds text that reads English and
-        the question is not plainly answered in Japanese (see ``_plainly_japanese``)."""
-        if q.script != "cjk" or not self.config.rewrite_questions or self.rewrite is None:
-            return None
-        if not self._holds_english_text(filled) or self._plainly_japanese(q, filters, filled):
+    def _rewrites(self, q: Query, filled: set[str]) -> bool:
+        """Whether a question may be searched as English words too: a Japanese question, when the
+        index holds text that reads English and a rewrite can be written."""
+        return (
+            q.script == "cjk"
+            and self.config.rewrite_questions
+            and self.rewrite is not None
+            and self._holds_english_text(filled)
+        )
+
+    def _english(self, q: Query, cancel: threading.Event | None = None) -> Query | None:
+        """A Japanese question as English words (None: no rewrite, or the model could not write
+        them)."""
+        if self.rewrite is None:
             return None
         text = self.rewrite(q.text, cancel)
         check_cancel(cancel)
@@ -184,7 +188,11 @@ class Searcher:
         candidates = CANDIDATES * (DEEPER if filters.paths else 1)
         # a space without vectors (the deep tier before its fill) would only cost an embedding
         filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
-        english = self._english(q, filters, filled, cancel)
+        # a question that may be rewritten: its own nearest passage in each language decides
+        # whether the rewrite is written at all, then weighs in the language judge
+        rewrites = self._rewrites(q, filled)
+        own = self._leaning(q.text, filters, filled) if rewrites else None
+        english = self._english(q, cancel) if rewrites and not _plainly_japanese(own) else None
         # every query vector this search needs, side by side; the models keep them, so the
         # language judge and the rewrite's lists below read theirs from there
         pairs = [(space, q.text) for space in self._space_weights(q, filled)]
@@ -194,7 +202,7 @@ class Searcher:
         check_cancel(cancel)
         vectors = self._query_vectors(pairs)
         unlikely = (
-            self._unlikely_language(q, english, filters, filled, vectors) if english else None
+            self._unlikely_language(own, english, filters, filled, vectors) if english else None
         )
         if unlikely == "en":
             # the answer reads Japanese: the question is searched in its own words alone. Its
@@ -299,28 +307,33 @@ class Searcher:
                 seen = set(ranked)
                 self.reached(space, ranked + [r for r in rowids if r not in seen])
 
-    def _plainly_japanese(self, q: Query, filters: SearchFilters, filled: set[str]) -> bool:
-        """Whether a Japanese question is so much nearer Japanese passages than English ones
-        (by ``PLAINLY_JAPANESE`` in the multilingual model's similarity) that the language judge
-        would drop its English rewrite whatever the rewrite says: the rewrite (1-9 s of the
-        answer model for a new question) is then not written at all. The judge sums both texts'
-        leanings, so only a rewrite leaning to English by more than the question leans to
-        Japanese could turn it (on the public and development sets every question past 0.05 was
-        judged Japanese with its rewrite)."""
+    def _leaning(
+        self,
+        text: str,
+        filters: SearchFilters,
+        filled: set[str],
+        vectors: Mapping[tuple[str, str], np.ndarray | EmbedderUnavailable] | None = None,
+    ) -> dict[str, float] | None:
+        """The similarity of ``text``'s nearest Japanese passage and of its nearest English one
+        (by ``LANGUAGES``) in the space that reads both, among its ``JUDGE_DEPTH`` nearest. None
+        when that space holds no vectors or cannot be used, or a language has no passage there
+        (``vectors``: see ``_query_vectors``)."""
         space = MULTILINGUAL_SPACE
         if space not in filled:
-            return False
+            return None
         try:
-            vector = self.models.query_vector(space, q.text)
+            vector = self._query_vector(vectors, space, text)
         except EmbedderUnavailable:
-            return False
+            return None
+        if isinstance(vector, EmbedderUnavailable):
+            return None
         found = self.store.knn(space, vector, JUDGE_DEPTH, filters)
-        near = self._nearest_by_language(found, ("ja", "en"))
-        return len(near) == 2 and near["ja"] - near["en"] > PLAINLY_JAPANESE
+        near = self._nearest_by_language(found, LANGUAGES)
+        return near if len(near) == len(LANGUAGES) else None
 
     def _unlikely_language(
         self,
-        q: Query,
+        own: dict[str, float] | None,
         english: Query,
         filters: SearchFilters,
         filled: set[str],
@@ -328,31 +341,21 @@ class Searcher:
     ) -> str | None:
         """For a Japanese question searched with its English rewrite: the language whose passages
         are the less likely answer ("ja" or "en"), judged by the multilingual model. Each text
-        (the question and its rewrite) gives its similarity to its nearest Japanese passage and
-        to its nearest English one, and the language nearer to both in sum wins. Each side is
-        scored by a text in its own language and by one in the other, so neither the model's
-        higher same-language similarities nor one text's wording decides alone (the question's
-        nearest Japanese passage against the rewrite's nearest English one did: right for 38 of
-        mixed-ja's 47 Japanese questions and 12 of aptitude-ja's 21, against 46 and 16). In a
-        workspace of both, each side's lists put their own language first for any question and
-        fusion by rank cannot tell which side holds the answer. None: a language has no passage
-        among a text's ``JUDGE_DEPTH`` nearest, or no space reads both languages. "en" (the
-        answer reads Japanese) drops the rewrite; "ja" splits the question's lists by language
-        and keeps half the score of Japanese passages."""
-        space = MULTILINGUAL_SPACE
-        if space not in filled:
+        (the question, whose ``own`` leaning is given, and its rewrite) gives its similarity to
+        its nearest Japanese passage and to its nearest English one (see ``_leaning``), and the
+        language nearer to both in sum wins. Each side is scored by a text in its own language
+        and by one in the other, so neither the model's higher same-language similarities nor
+        one text's wording decides alone (the question's nearest Japanese passage against the
+        rewrite's nearest English one did: right for 38 of mixed-ja's 47 Japanese questions and
+        12 of aptitude-ja's 21, against 46 and 16). In a workspace of both, each side's lists put
+        their own language first for any question and fusion by rank cannot tell which side
+        holds the answer. None: either text has no leaning. "en" (the answer reads Japanese)
+        drops the rewrite; "ja" splits the question's lists by language and keeps half the
+        score of Japanese passages."""
+        theirs = self._leaning(english.text, filters, filled, vectors) if own is not None else None
+        if own is None or theirs is None:
             return None
-        near = {"ja": 0.0, "en": 0.0}
-        for text in (q.text, english.text):
-            vector = self._query_vector(vectors, space, text)
-            if isinstance(vector, EmbedderUnavailable):
-                return None
-            found = self.store.knn(space, vector, JUDGE_DEPTH, filters)
-            nearest = self._nearest_by_language(found, tuple(near))
-            if len(nearest) < len(near):
-                return None
-            for language, similarity in nearest.items():
-                near[language] += similarity
+        near = {language: own[language] + theirs[language] for language in LANGUAGES}
         return "ja" if near["en"] > near["ja"] else "en"
 
     def _nearest_by_language(
@@ -684,6 +687,16 @@ class Searcher:
             ):
                 out.append(near)
         return out
+
+
+def _plainly_japanese(own: dict[str, float] | None) -> bool:
+    """Whether a Japanese question's ``own`` leaning (see ``Searcher._leaning``) is so far toward
+    Japanese passages (by ``PLAINLY_JAPANESE``) that the language judge would drop its English
+    rewrite whatever the rewrite says: the rewrite (1-9 s of the answer model for a new
+    question) is then not written at all. The judge sums both texts' leanings, so only a rewrite
+    leaning to English by more than the question leans to Japanese could turn it (on the public
+    and development sets every question past 0.05 was judged Japanese with its rewrite)."""
+    return own is not None and own["ja"] - own["en"] > PLAINLY_JAPANESE
 
 
 def _space_of(list_name: str) -> str:
