@@ -105,6 +105,21 @@ def script_counts(text: str) -> tuple[int, int, int]:
     )
 
 
+def reads_chinese(text: str) -> bool:
+    """Whether ``text`` is Chinese rather than Japanese: no kana, and a Han letter that Japanese
+    writing does not use (outside JIS X 0208 and the Windows kanji extensions, code page 932:
+    simplified forms such as 设 or 录). A small model asked in Japanese sometimes slips into
+    Chinese, and by its letters alone such a sentence would pass for Japanese."""
+    if _KANA_CHAR.search(text):
+        return False
+    for letter in _HAN_CHAR.findall(text):
+        try:
+            letter.encode("cp932")
+        except UnicodeEncodeError:
+            return True
+    return False
+
+
 # -- identifiers ----------------------------------------------------------------------------------
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")

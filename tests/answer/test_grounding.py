@@ -3,7 +3,14 @@ in a Japanese manual supports the same one written in ASCII, and the other way r
 
 from __future__ import annotations
 
-from groundls.answer.grounding import Evidence, drop_unsupported, numbers_in, specifics
+from groundls.answer.grounding import (
+    Evidence,
+    drop_chinese,
+    drop_unsupported,
+    numbers_in,
+    specifics,
+    written_language,
+)
 
 
 def test_full_width_digits_are_the_same_numbers():
@@ -41,3 +48,31 @@ def test_a_name_qualified_by_its_module_is_supported_by_its_parts():
     assert excerpt.holds("CliRunner.isolation")
     assert not excerpt.holds("click.testing.FloatRange")  # a part the excerpt never names
     assert not excerpt.holds("CliRunnerFactory")
+
+
+def test_a_sentence_in_chinese_is_dropped_from_a_japanese_answer():
+    said = (
+        "依存関係の解決案は順に試されます [1]。\n"
+        "- 如果依赖是多个包组合在一起，逐一检查每个选项。\n"
+        "解決案は `r` キーで却下できます [1]。"
+    )
+    kept, dropped = drop_chinese(said)
+    assert dropped == 1
+    assert kept == "依存関係の解決案は順に試されます [1]。\n解決案は `r` キーで却下できます [1]。"
+
+
+def test_an_answer_wholly_in_chinese_is_kept_whole_and_is_not_in_japanese():
+    said = "需要将 `DESTDIR` 环境变量设置为临时目录。 [1]"
+    assert drop_chinese(said) == (said, 0)
+    assert written_language(said) == "zh"
+
+
+def test_japanese_with_kana_or_only_japanese_kanji_is_not_chinese():
+    # kana, and kanji Japanese writes (a heading with none), and a Windows-only variant (髙)
+    for said in (
+        "設定ファイルは /etc に置きます [1]。",
+        "共有ライブラリ管理方針 [1]",
+        "髙橋氏の手順 [1]",
+    ):
+        assert written_language(said) == "ja"
+        assert drop_chinese(said) == (said, 0)

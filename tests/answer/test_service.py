@@ -864,6 +864,15 @@ def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts
     assert "docs/retries.md" in ans.answer
 
 
+def test_an_answer_written_in_chinese_for_a_japanese_question_gives_the_excerpts_key_lines():
+    # by its letters alone a Chinese answer would pass for Japanese
+    said = "上传失败时会重试三次，然后报告错误。 [1]"
+    svc, _ = service([RETRYDOC], FakeModel([said]))
+    ans = svc.ask("アップロードは何回再試行されますか？")
+    assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
+    assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
+
+
 def test_a_japanese_answer_quoting_english_code_stays_the_answer():
     said = "再試行は `for i in range(attempts): send(path)` で行われます [1]。"
     svc, _ = service([UPLOAD], FakeModel([said]))

@@ -10,7 +10,9 @@
   from the excerpts and not from the question (:func:`says_nothing`).
 * **The reader's language.** An answer's language is that of its own sentences, its code and
   citation markers aside (:func:`written_language`): a Japanese sentence before English paragraphs
-  pasted from the excerpts is an English answer.
+  pasted from the excerpts is an English answer. A sentence in Chinese (a small model's slip
+  when asked in Japanese) is in neither reader's language: it is dropped
+  (:func:`drop_chinese`), and an answer written wholly in it is not the reader's.
 
 Also the evidence a reader can check at a glance: the lines of a cited excerpt that share a cited
 sentence's content (:func:`support_lines`).
@@ -24,7 +26,7 @@ from collections.abc import Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
 from groundls.answer.prompt import Language, detect_language
-from groundls.chunkers.textrules import is_cjk
+from groundls.chunkers.textrules import is_cjk, reads_chinese
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
 #: question's to say something. One: across languages (an English answer over a Japanese guide,
@@ -270,7 +272,36 @@ def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[
     return [(start_line + i, line[:240]) for _, i, line in best]
 
 
+def _prose(text: str) -> str:
+    """``text`` without its code (blocks and inline) and citation markers."""
+    return MARKER.sub(" ", _CODE.sub(" ", text))
+
+
 def written_language(answer: str) -> Language:
-    """The language of an answer's own sentences: without its code (blocks and inline) and
-    citation markers (a Japanese answer that quotes a command is still Japanese)."""
-    return detect_language(MARKER.sub(" ", _CODE.sub(" ", answer)))
+    """The language of an answer's own sentences, its code and citation markers aside (a
+    Japanese answer that quotes a command is still Japanese): "zh" when they read Chinese."""
+    prose = _prose(answer)
+    return "zh" if reads_chinese(prose) else detect_language(prose)
+
+
+def drop_chinese(answer: str) -> tuple[str, int]:
+    """The answer without its sentences that read Chinese (code blocks kept as they are), and how
+    many went. An answer that would be left with nothing keeps them all: it is not in the
+    reader's language as a whole (see :func:`written_language`)."""
+    out: list[str] = []
+    dropped = 0
+    in_block = False
+    for line in answer.split("\n"):
+        if _FENCE.match(line) or in_block:
+            in_block = in_block != bool(_FENCE.match(line))
+            out.append(line)
+            continue
+        kept = [unit for unit in _units(line) if not reads_chinese(_prose(unit))]
+        dropped += len(_units(line)) - len(kept)
+        text = "".join(kept).rstrip()
+        if text or not line.strip():
+            out.append(text)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+    if not dropped or not has_content(text):
+        return answer, 0
+    return text, dropped

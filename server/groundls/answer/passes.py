@@ -6,7 +6,7 @@ so a benchmark run reports how often each pass fired on each question set: a pas
 only on the public sets' saved runs, or never, is a candidate for deletion (BENCHMARKS.md).
 
 The order matters: text that is not the answer goes first (repeated lines, echoed labels, a
-lead-in word, scaffolding), then citations are checked and moved to the excerpt that says what
+lead-in word, scaffolding, sentences in Chinese), then citations are checked and moved to the excerpt that says what
 their sentence says, then every specific must be in the excerpts, and an answer left citing
 nothing gets its source.
 
@@ -175,6 +175,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("echoed_labels", _echoed_labels),
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
+    Pass("chinese_sentences", _text_pass(grounding.drop_chinese)),
     Pass("invalid_citations", _invalid_citations),
     Pass("path_citations", _path_citations),
     Pass("moved_citations", _moved_citations),
