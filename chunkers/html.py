@@ -81,6 +81,7 @@ class _Collector(HTMLParser):
         self._skip: list[str] = []
         self._in_title = False
         self._buf: list[str] = []
+        self._buf_lines: list[int] = []  # the source line each piece of ``_buf`` starts on
         self._start = 0  # line of the first non-blank text in the buffer
         self._end = 0  # line of the last non-blank text in the buffer
         self._heading = 0
@@ -117,7 +118,7 @@ class _Collector(HTMLParser):
             self._cell.append(data)
             self._note_text(data)
             return
-        self._buf.append(data)
+        self._add(data)
         self._note_text(data)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -141,7 +142,10 @@ class _Collector(HTMLParser):
         ):
             self._end_heading()  # an unclosed heading ends where the next block starts
         if tag == "br":
-            (self._cell if self._cell is not None else self._buf).append(_BR)
+            if self._cell is not None:
+                self._cell.append(_BR)
+            else:
+                self._add(_BR)
             return
         if tag == "table":
             self._table_depth += 1
@@ -178,7 +182,7 @@ class _Collector(HTMLParser):
             self._flush_list_item()
         elif tag in _PARAGRAPHS or tag in _CONTAINERS:
             if self._lists:
-                self._buf.append(" ")
+                self._add(" ")
             else:
                 self._flush()
 
@@ -232,18 +236,38 @@ class _Collector(HTMLParser):
         self._reset()
         self._heading = 0
 
+    def _add(self, text: str) -> None:
+        self._buf.append(text)
+        self._buf_lines.append(self.getpos()[0])
+
     def _text(self) -> str:
         return "".join(self._buf)
 
+    def _char_lines(self, text: str) -> list[tuple[int, int]] | None:
+        """Where the characters of ``text`` (the buffer as :func:`_clean` left it) come from:
+        (offset, source line) at each change of line; None when it is all one line."""
+        if self._start == self._end:
+            return None
+        raw, lines = [], []
+        for piece, line in zip(self._buf, self._buf_lines, strict=True):
+            for letter in piece:
+                raw.append(letter)
+                lines.append(line)
+                line += letter == "\n"
+        return _source_lines("".join(raw), lines, text)
+
     def _reset(self) -> None:
-        self._buf, self._start, self._end = [], 0, 0
+        self._buf, self._buf_lines, self._start, self._end = [], [], 0, 0
 
     def _flush(self, kind: str = "paragraph") -> None:
         raw = self._text()
         text = raw.replace(_BR, "\n").strip("\n") if kind == "code" else _clean(raw)
         if text.strip():
             start = self._start or self.getpos()[0]
-            self.builder.add(Block(start, max(start, self._end), text, kind))
+            # a paragraph's source line breaks are spaces in its text: a fragment of a long one
+            # is cited at its own lines
+            marks = self._char_lines(text) if kind != "code" else None
+            self.builder.add(Block(start, max(start, self._end), text, kind, char_lines=marks))
             self._list_block = None
         self._reset()
 
@@ -321,6 +345,25 @@ def _clean(text: str) -> str:
     """Collapse source whitespace like a browser; a line break between CJK characters vanishes."""
     text = _CJK_BREAK.sub("", text)
     return "\n".join(s for s in (_SPACE.sub(" ", part).strip() for part in text.split(_BR)) if s)
+
+
+def _source_lines(raw: str, lines: list[int], text: str) -> list[tuple[int, int]]:
+    """(offset in ``text``, source line) at each change of line, where ``text`` is ``raw``
+    cleaned (:func:`_clean` only folds, drops or turns whitespace into line breaks, so every
+    other letter of ``text`` is the next such letter of ``raw``) and ``lines`` the source line
+    of each letter of ``raw``."""
+    marks: list[tuple[int, int]] = []
+    j = 0
+    for i, letter in enumerate(text):
+        if letter.isspace():
+            continue
+        j = raw.find(letter, j)
+        if j < 0:  # (cannot happen for text _clean made of raw; never fail a user's file)
+            break
+        if not marks or marks[-1][1] != lines[j]:
+            marks.append((i, lines[j]))
+        j += 1
+    return marks
 
 
 def html_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:

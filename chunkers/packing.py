@@ -7,6 +7,7 @@ a list item or a code line; Japanese and English sentences are both recognised.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from .base import ChunkOptions
@@ -24,6 +25,7 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
 _INTRO_END = (":", "：", "::")
 _INF = float("inf")
+_LAST = 1 << 62  # sorts after every line number
 _CLAUSE_BREAK = re.compile(r"[、，,；;]\s*")
 _MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
 
@@ -44,6 +46,17 @@ class Block:
     #: the source line each line of ``text`` starts on, when they are not one to one (an HTML
     #: table's row or list's item is one line of text written over several source lines)
     line_starts: list[int] | None = None
+    #: where the text's characters come from, when one line of ``text`` spans several source
+    #: lines (an HTML paragraph, its source line breaks folded into spaces): (offset in
+    #: ``text``, source line) at each offset where the source line changes, in order
+    char_lines: list[tuple[int, int]] | None = None
+
+    def line_at(self, offset: int) -> int:
+        """The source line of the character at ``offset`` in ``text``."""
+        if self.char_lines:
+            i = bisect_right(self.char_lines, (offset, _LAST)) - 1
+            return self.char_lines[max(i, 0)][1]
+        return self.line_of(self.text.count("\n", 0, offset))
 
     def line_of(self, n: int) -> int:
         """The source line that line ``n`` of ``text`` starts on."""
@@ -128,10 +141,6 @@ class Unit:
     joiner: str = "\n"  # how this fragment continues the previous fragment of the same block
 
 
-def _line_at(block: Block, offset: int) -> int:
-    return block.line_of(block.text.count("\n", 0, offset))
-
-
 def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int) -> list[Unit]:
     text = block.text
     spans: list[tuple[int, int]] = []
@@ -156,21 +165,21 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
                 used += t
             if take and len(take) < len(prev_spans):
                 overlap = text[take[0][0] : a]
-                overlap_line = _line_at(block, take[0][0])
+                overlap_line = block.line_at(take[0][0])
             elif not take and overlap_tokens > 0:
                 # the last sentence alone is too long: repeat its closing clause instead
                 last = prev_spans[-1]
                 for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
                     if estimate_encoder_tokens(text[m.end() : last[1]]) <= overlap_tokens:
                         overlap = text[m.end() : a]
-                        overlap_line = _line_at(block, m.end())
+                        overlap_line = block.line_at(m.end())
                         break
         body = text[a:b].rstrip()
         lead = text[a - 1] if a > 0 else ""
         units.append(
             Unit(
-                _line_at(block, a),
-                _line_at(block, a + len(body.rstrip()) - 1 if body else a),
+                block.line_at(a),
+                block.line_at(a + len(body.rstrip()) - 1 if body else a),
                 body.strip(),
                 block.kind,
                 estimate_encoder_tokens(body),

@@ -318,6 +318,34 @@ def test_html_table_rows_and_list_items_split_into_chunks_keep_their_own_source_
             assert head in shown
 
 
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_a_long_html_paragraph_split_into_chunks_cites_each_part_at_its_own_source_lines(
+    language: str,
+) -> None:
+    # one <p> written over many source lines (its line breaks are spaces, or nothing between
+    # Japanese letters), long enough to be split at sentences
+    if language == "en":
+        sentences = [
+            f"Sentence {n} says what step {n} does\nto the package list and why it is safe."
+            for n in range(60)
+        ]
+    else:
+        sentences = [
+            f"文{n}では手順{n}がパッケージ一覧に\nどう作用するかを説明します。" for n in range(60)
+        ]
+    page = "<h2>Notes</h2>\n<p>" + "\n".join(sentences) + "</p>\n"
+    lines = page.split("\n")
+    chunks = _chunks("para.html", ChunkOptions(max_tokens=120), page)
+    assert len(chunks) > 2
+    pattern = r"(?:Sentence |文)(\d+)"
+    for chunk in chunks:
+        shown = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        numbers = re.findall(pattern, chunk.text)
+        for n in (numbers[0], numbers[-1]):  # its first and last sentence are within its lines
+            label = f"Sentence {n} " if language == "en" else f"文{n}で"
+            assert label in shown, (chunk.start_line, chunk.end_line, n)
+
+
 @pytest.mark.parametrize(
     "broken",
     [
