@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from functools import partial
 from html.parser import HTMLParser
 
 from .base import ChunkOptions, Piece
@@ -243,18 +245,12 @@ class _Collector(HTMLParser):
     def _text(self) -> str:
         return "".join(self._buf)
 
-    def _char_lines(self, text: str) -> list[tuple[int, int]] | None:
-        """Where the characters of ``text`` (the buffer as :func:`_clean` left it) come from:
-        (offset, source line) at each change of line; None when it is all one line."""
+    def _locate(self, text: str) -> Callable[[], list[tuple[int, int]]] | None:
+        """What says where the characters of ``text`` (the buffer as :func:`_clean` left it) come
+        from (see ``Block.locate``); None when they are all on one source line."""
         if self._start == self._end:
             return None
-        raw, lines = [], []
-        for piece, line in zip(self._buf, self._buf_lines, strict=True):
-            for letter in piece:
-                raw.append(letter)
-                lines.append(line)
-                line += letter == "\n"
-        return _source_lines("".join(raw), lines, text)
+        return partial(_source_lines, tuple(self._buf), tuple(self._buf_lines), text)
 
     def _reset(self) -> None:
         self._buf, self._buf_lines, self._start, self._end = [], [], 0, 0
@@ -266,8 +262,8 @@ class _Collector(HTMLParser):
             start = self._start or self.getpos()[0]
             # a paragraph's source line breaks are spaces in its text: a fragment of a long one
             # is cited at its own lines
-            marks = self._char_lines(text) if kind != "code" else None
-            self.builder.add(Block(start, max(start, self._end), text, kind, char_lines=marks))
+            locate = self._locate(text) if kind != "code" else None
+            self.builder.add(Block(start, max(start, self._end), text, kind, locate=locate))
             self._list_block = None
         self._reset()
 
@@ -347,11 +343,18 @@ def _clean(text: str) -> str:
     return "\n".join(s for s in (_SPACE.sub(" ", part).strip() for part in text.split(_BR)) if s)
 
 
-def _source_lines(raw: str, lines: list[int], text: str) -> list[tuple[int, int]]:
-    """(offset in ``text``, source line) at each change of line, where ``text`` is ``raw``
-    cleaned (:func:`_clean` only folds, drops or turns whitespace into line breaks, so every
-    other letter of ``text`` is the next such letter of ``raw``) and ``lines`` the source line
-    of each letter of ``raw``."""
+def _source_lines(pieces: Sequence[str], starts: Sequence[int], text: str) -> list[tuple[int, int]]:
+    """(offset in ``text``, source line) at each change of line, where ``text`` is the ``pieces``
+    of text read, each starting on its source line in ``starts``, cleaned: :func:`_clean` only
+    folds, drops or turns whitespace into line breaks, so every other letter of ``text`` is the
+    next such letter of the pieces."""
+    raw_letters, lines = [], []
+    for piece, line in zip(pieces, starts, strict=True):
+        for letter in piece:
+            raw_letters.append(letter)
+            lines.append(line)
+            line += letter == "\n"
+    raw = "".join(raw_letters)
     marks: list[tuple[int, int]] = []
     j = 0
     for i, letter in enumerate(text):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .base import ChunkOptions
 from .textrules import estimate_encoder_tokens, is_cjk_letter
@@ -47,15 +48,20 @@ class Block:
     #: table's row or list's item is one line of text written over several source lines)
     line_starts: list[int] | None = None
     #: where the text's characters come from, when one line of ``text`` spans several source
-    #: lines (an HTML paragraph, its source line breaks folded into spaces): (offset in
-    #: ``text``, source line) at each offset where the source line changes, in order
-    char_lines: list[tuple[int, int]] | None = None
+    #: lines (an HTML paragraph, its source line breaks folded into spaces): gives (offset in
+    #: ``text``, source line) at each offset where the source line changes, in order. Worked
+    #: out only for a block that is split (most are not), then kept.
+    locate: Callable[[], list[tuple[int, int]]] | None = None
+    _located: list[tuple[int, int]] | None = field(default=None, repr=False, compare=False)
 
     def line_at(self, offset: int) -> int:
         """The source line of the character at ``offset`` in ``text``."""
-        if self.char_lines:
-            i = bisect_right(self.char_lines, (offset, _LAST)) - 1
-            return self.char_lines[max(i, 0)][1]
+        if self.locate is not None:
+            if self._located is None:
+                self._located = self.locate()
+            if self._located:
+                i = bisect_right(self._located, (offset, _LAST)) - 1
+                return self._located[max(i, 0)][1]
         return self.line_of(self.text.count("\n", 0, offset))
 
     def line_of(self, n: int) -> int:
