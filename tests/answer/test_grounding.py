@@ -6,11 +6,13 @@ from __future__ import annotations
 from groundls.answer.grounding import (
     Evidence,
     drop_chinese,
+    drop_instruction_echoes,
     drop_unsupported,
     numbers_in,
     specifics,
     written_language,
 )
+from groundls.answer.prompt import instructions
 
 
 def test_full_width_digits_are_the_same_numbers():
@@ -76,3 +78,42 @@ def test_japanese_with_kana_or_only_japanese_kanji_is_not_chinese():
     ):
         assert written_language(said) == "ja"
         assert drop_chinese(said) == (said, 0)
+
+
+GUIDE = "`debdiff` は二つのソースパッケージの差分を表示します。`interdiff` はパッチの差分です。"
+
+
+def test_a_sentence_that_repeats_the_instructions_is_dropped_from_an_answer():
+    said = (
+        "旧版と新版の比較には `debdiff` コマンドを使用します [1]。"
+        "この回答は、抜粋に書かれている事実だけを使って、質問への答えを日本語の文章で書いています。"
+    )
+    kept, dropped = drop_instruction_echoes(
+        said, "旧版と新版のパッケージを比較するには？", [GUIDE], instructions("ja")
+    )
+    assert dropped == 1
+    assert kept == "旧版と新版の比較には `debdiff` コマンドを使用します [1]。"
+    said = "Use `debdiff` to compare the two source packages [1]. The excerpt that supports this answer is [1]."
+    kept, dropped = drop_instruction_echoes(
+        said, "How do I compare two versions?", [GUIDE], instructions("en")
+    )
+    assert (kept, dropped) == ("Use `debdiff` to compare the two source packages [1].", 1)
+
+
+def test_a_sentence_with_instruction_words_that_names_what_the_excerpts_say_stays():
+    # コマンド is an instruction word (「コマンド名を挙げてください」), debdiff is the excerpt's
+    said = "比較には `debdiff` コマンドを使用します [1]。"
+    assert drop_instruction_echoes(said, "比較するには？", [GUIDE], instructions("ja")) == (said, 0)
+
+
+def test_a_sentence_announcing_a_list_stays_and_an_answer_that_is_all_echo_is_kept_whole():
+    asked = "どのエディタを起動するかはどうやって決まる？"
+    intro = "どのエディタを起動するかは、以下の手順で決まります。"  # 手順: the full reminder's word
+    editor = ["def edit(text=None, editor=None): the EDITOR environment variable, then vi"]
+    said = f"`EDITOR` が優先されます [1]。\n{intro}\n1. `EDITOR` を見ます [1]。"
+    assert drop_instruction_echoes(said, asked, editor, instructions("ja")) == (said, 0)
+    said = f"`EDITOR` が優先されます [1]。\n{intro}"  # announcing nothing: it goes
+    assert drop_instruction_echoes(said, asked, editor, instructions("ja"))[1] == 1
+    # nothing else to say: judged as a whole answer (content-free), not emptied here
+    said = "この回答は、抜粋に書かれている事実だけを使って書いています [1]。"
+    assert drop_instruction_echoes(said, asked, editor, instructions("ja")) == (said, 0)

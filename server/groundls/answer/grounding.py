@@ -7,7 +7,9 @@
   becomes "not found".
 * **Something to say.** An answer whose content is only the question's own words, or only talk
   about the excerpts, brings nothing from them: no content term (word, name, number) that comes
-  from the excerpts and not from the question (:func:`says_nothing`).
+  from the excerpts and not from the question (:func:`says_nothing`). Within an answer, a
+  sentence that only repeats the model's instructions ("この回答は、抜粋に書かれている事実だけを
+  使って…") is dropped (:func:`drop_instruction_echoes`).
 * **The reader's language.** An answer's language is that of its own sentences, its code and
   citation markers aside (:func:`written_language`): a Japanese sentence before English paragraphs
   pasted from the excerpts is an English answer. A sentence in Chinese (a small model's slip
@@ -38,6 +40,11 @@ MIN_NEW_TERMS = 1
 MIN_PLACE_CHARS = 3
 #: A section number before a heading ("2.3. ", "A.1 ").
 _SECTION_NUMBER = re.compile(r"^\s*(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
+#: A sentence repeats the model's instructions when at least this share of its content terms
+#: beyond the question's are the instructions' (and none is the excerpts' own) ...
+ECHO_SHARE = 0.5
+#: ... and it has at least this many such terms (a two-word line is judged as a whole answer).
+MIN_ECHO_TERMS = 3
 #: Supporting lines shown per citation, at most.
 SUPPORT_LINES = 3
 
@@ -265,6 +272,56 @@ def says_nothing(
     for text in excerpts:
         shown |= terms(text)
     return len((said - asked) & shown) < MIN_NEW_TERMS
+
+
+def drop_instruction_echoes(
+    answer: str, question: str, excerpts: Iterable[str], instructions: str
+) -> tuple[str, int]:
+    """The answer without its sentences that repeat the model's instructions ("この回答は、抜粋に
+    書かれている事実だけを使って…", "The excerpt that supports this answer is [2]."), and how many
+    went: a sentence whose content terms beyond the question's are mostly (at least
+    :data:`ECHO_SHARE`) the instructions' and none is the excerpts' own. An answer that would be
+    left with nothing keeps them (it says nothing as a whole, see :func:`says_nothing`)."""
+    told = stemmed_features(instructions)
+    asked = stemmed_features(question)
+    shown: set[str] = set()
+    for text in excerpts:
+        shown |= stemmed_features(text)
+
+    def echoes(sentence: str) -> bool:
+        if sentence.rstrip().endswith((":", "：")):
+            return False  # it announces what follows
+        said = stemmed_features(MARKER.sub(" ", sentence)) - asked
+        if len(said) < MIN_ECHO_TERMS or (said & shown) - told:
+            return False
+        return len(said & told) >= ECHO_SHARE * len(said)
+
+    out: list[str] = []
+    dropped = 0
+    in_block = False
+    lines = answer.split("\n")
+    for i, line in enumerate(lines):
+        if _FENCE.match(line) or in_block:
+            in_block = in_block != bool(_FENCE.match(line))
+            out.append(line)
+            continue
+        units = _units(line)
+        after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
+        # a line's last sentence before a list or a block announces it
+        announces = bool(_LIST_HEAD.match(after) or _FENCE.match(after))
+        kept = [
+            unit
+            for n, unit in enumerate(units)
+            if (announces and n == len(units) - 1) or not echoes(unit)
+        ]
+        dropped += len(units) - len(kept)
+        text = "".join(kept).rstrip()
+        if text or not line.strip():
+            out.append(text)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+    if not dropped or not has_content(text):
+        return answer, 0
+    return text, dropped
 
 
 def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[tuple[int, str]]:

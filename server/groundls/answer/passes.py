@@ -6,7 +6,7 @@ so a benchmark run reports how often each pass fired on each question set: a pas
 only on the public sets' saved runs, or never, is a candidate for deletion (BENCHMARKS.md).
 
 The order matters: text that is not the answer goes first (repeated lines, echoed labels, a
-lead-in word, scaffolding, sentences in Chinese), then citations are checked and moved to the excerpt that says what
+lead-in word, scaffolding, sentences that repeat the instructions, sentences in Chinese), then citations are checked and moved to the excerpt that says what
 their sentence says, then every specific must be in the excerpts, and an answer left citing
 nothing gets its source.
 
@@ -25,7 +25,13 @@ from functools import cached_property
 
 from groundls.answer import citations as cit
 from groundls.answer import grounding, hygiene
-from groundls.answer.prompt import Excerpt, excerpt_label, excerpt_name, header_sections
+from groundls.answer.prompt import (
+    Excerpt,
+    excerpt_label,
+    excerpt_name,
+    header_sections,
+    instructions,
+)
 
 
 @dataclass
@@ -117,6 +123,13 @@ def _scaffolding(draft: Draft) -> int:
     return fired
 
 
+def _instruction_echoes(draft: Draft) -> int:
+    draft.text, fired = grounding.drop_instruction_echoes(
+        draft.text, draft.question, draft.texts.values(), instructions(draft.language)
+    )
+    return fired
+
+
 def _invalid_citations(draft: Draft) -> int:
     draft.text, dropped = cit.drop_invalid_markers(draft.text, range(1, len(draft.excerpts) + 1))
     dropped += [n for n in draft.model_numbers if not draft.valid(n) and n not in dropped]
@@ -175,6 +188,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("echoed_labels", _echoed_labels),
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
+    Pass("instruction_echoes", _instruction_echoes),
     Pass("chinese_sentences", _text_pass(grounding.drop_chinese)),
     Pass("invalid_citations", _invalid_citations),
     Pass("path_citations", _path_citations),

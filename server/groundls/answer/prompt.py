@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from groundls.answer.focus import TokenCounter, focus
 from groundls.chunkers.textrules import estimate_llm_tokens, script_counts
+from groundls.config import ANSWER_DETAILS
 from groundls.results import Hit
 
 Language = str  # "en" | "ja"
@@ -240,6 +241,16 @@ def system_prompt(language: Language, style: str = "text", detail: str = "brief"
     if style == "json":
         text += _JSON_RULE[lang]
     return text
+
+
+def instructions(language: Language) -> str:
+    """Every instruction the model may be given in ``language``: the system prompt in each style
+    and detail, and the reminders after the question (what an answer must not echo)."""
+    lang = language if language in _USER else "en"
+    prompts = [
+        system_prompt(lang, style, detail) for style in OUTPUT_STYLES for detail in ANSWER_DETAILS
+    ]
+    return "\n".join([*prompts, _USER[lang]["reminder"], _FULL_REMINDER[lang]])
 
 
 def user_prompt(
