@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
 from groundls.answer.prompt import Language, detect_language
@@ -296,32 +296,7 @@ def drop_instruction_echoes(
             return False
         return len(said & told) >= ECHO_SHARE * len(said)
 
-    out: list[str] = []
-    dropped = 0
-    in_block = False
-    lines = answer.split("\n")
-    for i, line in enumerate(lines):
-        if _FENCE.match(line) or in_block:
-            in_block = in_block != bool(_FENCE.match(line))
-            out.append(line)
-            continue
-        units = _units(line)
-        after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
-        # a line's last sentence before a list or a block announces it
-        announces = bool(_LIST_HEAD.match(after) or _FENCE.match(after))
-        kept = [
-            unit
-            for n, unit in enumerate(units)
-            if (announces and n == len(units) - 1) or not echoes(unit)
-        ]
-        dropped += len(units) - len(kept)
-        text = "".join(kept).rstrip()
-        if text or not line.strip():
-            out.append(text)
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
-    if not dropped or not has_content(text):
-        return answer, 0
-    return text, dropped
+    return _drop_sentences(answer, echoes, keep_announcing=True)
 
 
 def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[tuple[int, str]]:
@@ -355,19 +330,36 @@ def written_language(answer: str) -> Language:
 
 
 def drop_chinese(answer: str) -> tuple[str, int]:
-    """The answer without its sentences that read Chinese (code blocks kept as they are), and how
-    many went. An answer that would be left with nothing keeps them all: it is not in the
-    reader's language as a whole (see :func:`written_language`)."""
+    """The answer without its sentences that read Chinese, and how many went. An answer that
+    would be left with nothing keeps them all: it is not in the reader's language as a whole
+    (see :func:`written_language`)."""
+    return _drop_sentences(answer, lambda sentence: reads_chinese(_prose(sentence)))
+
+
+def _drop_sentences(
+    answer: str, goes: Callable[[str], bool], *, keep_announcing: bool = False
+) -> tuple[str, int]:
+    """The answer without the sentences ``goes`` picks (code blocks kept as they are), and how
+    many went; an answer that would be left with nothing keeps them all. ``keep_announcing``:
+    a line's last sentence before a list or a block stays, as it announces it."""
     out: list[str] = []
     dropped = 0
     in_block = False
-    for line in answer.split("\n"):
+    lines = answer.split("\n")
+    for i, line in enumerate(lines):
         if _FENCE.match(line) or in_block:
             in_block = in_block != bool(_FENCE.match(line))
             out.append(line)
             continue
-        kept = [unit for unit in _units(line) if not reads_chinese(_prose(unit))]
-        dropped += len(_units(line)) - len(kept)
+        units = _units(line)
+        after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
+        announces = keep_announcing and bool(_LIST_HEAD.match(after) or _FENCE.match(after))
+        kept = [
+            unit
+            for n, unit in enumerate(units)
+            if (announces and n == len(units) - 1) or not goes(unit)
+        ]
+        dropped += len(units) - len(kept)
         text = "".join(kept).rstrip()
         if text or not line.strip():
             out.append(text)
