@@ -71,6 +71,9 @@ SETS = {
     # a development set (twenty-eighth session): questions in a user's own words about a manual
     # half left in English; fetch with scripts/sets/fetch_aptitude_ja.sh
     "aptitude-ja": (str(OWN / "queries_aptitude_ja.jsonl"), "aptitude_ja"),
+    # another (twenty-ninth): the Debian Policy in Japanese, three chapters translated and the
+    # rest English; fetch with scripts/sets/fetch_policy_ja.sh
+    "policy-ja": (str(OWN / "queries_policy_ja.jsonl"), "policy_ja"),
 }
 HELD_OUT = ("devref-ja", "requests-qa")
 PASTED = 0.6

@@ -39,9 +39,10 @@ SETS = {
         "queries_developers_reference_ja.jsonl",
     ),
     "aptitude-ja": ("fetch_aptitude_ja.sh", "aptitude_ja", "queries_aptitude_ja.jsonl"),
+    "policy-ja": ("fetch_policy_ja.sh", "policy_ja", "queries_policy_ja.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
-OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja"}
+OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja", "policy-ja"}
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
     "click": ("click", ["click", "click-ja"]),

@@ -40,9 +40,10 @@ SETS = {
     "devref-ja": ("developers_reference_ja", "queries_developers_reference_ja.jsonl"),
     "requests-qa": ("requests_src", "queries_requests_qa.jsonl"),
     "aptitude-ja": ("aptitude_ja", "queries_aptitude_ja.jsonl"),
+    "policy-ja": ("policy_ja", "queries_policy_ja.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
-OWN_SETS = {"debref-ja", "devref-ja", "requests-qa", "aptitude-ja"}
+OWN_SETS = {"debref-ja", "devref-ja", "requests-qa", "aptitude-ja", "policy-ja"}
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 
