@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import replace
 
 import pytest
 from groundls.chunkers.textrules import estimate_llm_tokens
@@ -528,24 +527,6 @@ def test_an_answer_that_only_names_the_excerpts_file_beside_the_question_gives_k
     svc, workspace = service([UPLOAD], FakeModel(["retry_upload in upload.py retries them [1]."]))
     ans = svc.ask("where do we retry failed uploads?")
     assert ans.mode == "llm" and ans.answer.startswith("retry_upload")
-
-
-def test_an_answer_that_only_names_a_doc_sections_heading_beside_the_question_gives_key_lines():
-    section = replace(
-        RETRYDOC,
-        title="2.3. Retries before errors",
-        breadcrumb=("Guide", "2.3. Retries before errors"),
-    )
-    said = "Failed uploads are handled as described in Retries before errors [1]."
-    svc, _ = service([section], FakeModel([said]))
-    ans = svc.ask("how are failed uploads handled?")
-    assert ans.mode == "extractive" and ans.repairs["content_free"] == 1
-    assert "retried three times" in ans.answer
-    # what the section says, beside its heading, is an answer
-    said = "As Retries before errors says, they are retried three times [1]."
-    svc, _ = service([section], FakeModel([said]))
-    ans = svc.ask("how are failed uploads handled?")
-    assert ans.mode == "llm" and "content_free" not in ans.repairs
 
 
 def test_an_answer_that_only_describes_the_excerpts_gives_their_key_lines():

@@ -35,11 +35,6 @@ from groundls.chunkers.textrules import is_cjk, reads_chinese
 #: a Japanese one over English code) a fact may share only its number or name with the excerpt
 #: ("kept for 7 days", 「`get_app_dir` が決めます」); one that shares none restates the question.
 MIN_NEW_TERMS = 1
-#: A place (a path, a file name, a section heading) shorter than this is left in an answer's
-#: text when judging what it says: a one- or two-letter heading is a word of the sentence.
-MIN_PLACE_CHARS = 3
-#: A section number before a heading ("2.3. ", "A.1 ").
-_SECTION_NUMBER = re.compile(r"^\s*(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 #: A sentence repeats the model's instructions when at least this share of its content terms
 #: beyond the question's are the instructions' (and none is the excerpts' own) ...
 ECHO_SHARE = 0.5
@@ -241,23 +236,15 @@ def has_content(answer: str) -> bool:
 
 
 def says_nothing(
-    answer: str,
-    question: Iterable[str],
-    excerpts: Iterable[str],
-    paths: Iterable[str] = (),
-    headings: Iterable[str] = (),
+    answer: str, question: Iterable[str], excerpts: Iterable[str], paths: Iterable[str] = ()
 ) -> bool:
     """The answer's content is the question's own, or talk about the excerpts: fewer than
     :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question.
-    The excerpts' places say where, not what: their ``paths`` (and file names) and their
-    section ``headings`` (with or without their numbers). "X is done in src/a.py [1]" or "X is
-    docs/utils.rst [1] Intelligent File Opening" restates the question beside a place."""
+    The excerpts' ``paths`` (and their file names) say where, not what: "X is done in
+    src/a.py [1]" restates the question beside a file name."""
     places = {place for path in paths for place in (path, path.rsplit("/", 1)[-1])}
-    for heading in headings:
-        places |= {heading.strip(), _SECTION_NUMBER.sub("", heading).strip()}
     for place in sorted(places, key=len, reverse=True):  # a whole path before its file name
-        if len(place) >= MIN_PLACE_CHARS:
-            answer = answer.replace(place, " ")
+        answer = answer.replace(place, " ")
 
     def terms(text: str) -> set[str]:
         # a name counts whole as well: ``retry_upload`` answers "where do we retry uploads?"

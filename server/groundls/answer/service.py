@@ -618,13 +618,6 @@ class AnswerService:
                 [question],
                 [e.hit.text for e in excerpts],
                 [e.hit.path for e in excerpts],
-                # (a code excerpt's title is the name it defines: what an answer names)
-                [
-                    h
-                    for e in excerpts
-                    if e.hit.kind == "doc"
-                    for h in (e.hit.title, *e.hit.breadcrumb)
-                ],
             )
         ):
             # the question restated, or talk about the excerpts: their key lines instead
