@@ -6,20 +6,8 @@
 # session: questions in a user's own words rather than the manual's.
 #   usage: fetch_policy_ja.sh DEST
 set -euo pipefail
-dest="${1:?usage: $0 DEST}"
-deb=debian-policy-ja_4.6.2.0_all.deb
-sha=0e1718a5b473f3d7a8f3ab4e616f4d2140d6d7d46f3b6e30bb6fddbd8948d4ef
-if [ -f "$dest.fetched" ] && [ "$(cat "$dest.fetched")" = "$deb $sha" ] && [ -d "$dest" ]; then
-  echo "up to date: $dest"; exit 0
-fi
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT; chmod 755 "$tmp"
-if ! (cd "$tmp" && apt-get download -q debian-policy-ja=4.6.2.0 >&2 2>/dev/null); then
-  apt-get update -qq >&2
-  (cd "$tmp" && apt-get download -q debian-policy-ja=4.6.2.0 >&2)
-fi
-echo "$sha  $tmp/$deb" | sha256sum -c --quiet -
-dpkg-deb -x "$tmp/$deb" "$tmp/x"
-rm -rf "$dest"; mkdir -p "$dest"
-cp "$tmp"/x/usr/share/doc/debian-policy/ja/policy.html/{ch,ap}-*.html "$dest"/
-echo "$deb $sha" > "$dest.fetched"
-echo "fetched debian-policy-ja 4.6.2.0 -> $dest ($(ls "$dest" | wc -l) files)"
+. "$(dirname "$0")/deb_package.sh"
+deb_fetch "${1:?usage: $0 DEST}" debian-policy-ja 4.6.2.0 \
+  0e1718a5b473f3d7a8f3ab4e616f4d2140d6d7d46f3b6e30bb6fddbd8948d4ef
+cp "$deb_root"/usr/share/doc/debian-policy/ja/policy.html/{ch,ap}-*.html "$dest"/
+deb_done
