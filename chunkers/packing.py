@@ -10,6 +10,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from .base import ChunkOptions
 from .textrules import estimate_encoder_tokens, is_cjk_letter
@@ -26,7 +27,6 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,9}[.)]|[a-zA-Z][.)]|#\.)(\s+|$)")
 _INTRO_END = (":", "：", "::")
 _INF = float("inf")
-_LAST = 1 << 62  # sorts after every line number
 _CLAUSE_BREAK = re.compile(r"[、，,；;]\s*")
 _MAX_UNITS_PER_PIECE = 60  # bounds the packing search on documents of many one-line blocks
 
@@ -60,7 +60,7 @@ class Block:
             if self._located is None:
                 self._located = self.locate()
             if self._located:
-                i = bisect_right(self._located, (offset, _LAST)) - 1
+                i = bisect_right(self._located, offset, key=itemgetter(0)) - 1
                 return self._located[max(i, 0)][1]
         return self.line_of(self.text.count("\n", 0, offset))
 

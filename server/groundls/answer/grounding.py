@@ -22,6 +22,7 @@ sentence's content (:func:`support_lines`).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -269,7 +270,7 @@ def drop_instruction_echoes(
     went: a sentence whose content terms beyond the question's are mostly (at least
     :data:`ECHO_SHARE`) the instructions' and none is the excerpts' own. An answer that would be
     left with nothing keeps them (it says nothing as a whole, see :func:`says_nothing`)."""
-    told = stemmed_features(instructions)
+    told = _instruction_terms(instructions)
     asked = stemmed_features(question)
     shown: set[str] = set()
     for text in excerpts:
@@ -284,6 +285,12 @@ def drop_instruction_echoes(
         return len(said & told) >= ECHO_SHARE * len(said)
 
     return _drop_sentences(answer, echoes, keep_announcing=True)
+
+
+@functools.lru_cache(maxsize=8)
+def _instruction_terms(instructions: str) -> frozenset[str]:
+    """The content terms of the model's instructions (a few fixed texts, stemmed once each)."""
+    return frozenset(stemmed_features(instructions))
 
 
 def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[tuple[int, str]]:

@@ -6,9 +6,9 @@ so a benchmark run reports how often each pass fired on each question set: a pas
 only on the public sets' saved runs, or never, is a candidate for deletion (BENCHMARKS.md).
 
 The order matters: text that is not the answer goes first (repeated lines, echoed labels, a
-lead-in word, scaffolding, sentences that repeat the instructions, sentences in Chinese), then citations are checked and moved to the excerpt that says what
-their sentence says, then every specific must be in the excerpts, and an answer left citing
-nothing gets its source.
+lead-in word, scaffolding, sentences that repeat the instructions, sentences in Chinese), then
+citations are checked and moved to the excerpt that says what their sentence says, then every
+specific must be in the excerpts, and an answer left citing nothing gets its source.
 
 Deleted after counting (BENCHMARKS.md, twenty-third session): five passes that fired on no
 held-out question (pasted English paragraphs in a Japanese answer, citations moved to the excerpt

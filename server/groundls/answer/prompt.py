@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -243,6 +244,7 @@ def system_prompt(language: Language, style: str = "text", detail: str = "brief"
     return text
 
 
+@functools.cache
 def instructions(language: Language) -> str:
     """Every instruction the model may be given in ``language``: the system prompt in each style
     and detail, and the reminders after the question (what an answer must not echo)."""
