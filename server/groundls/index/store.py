@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from groundls.chunkers import Chunk
+from groundls.index import fts_totals
 from groundls.index.ann import AnnCopy
 from groundls.index.db import migrate, transaction
 from groundls.index.history import History
@@ -73,8 +74,29 @@ class Store(StoreReads):
         super().__init__(path)
         self.history = History(lambda: self.conn)
         migrate(self.conn)
+        fts_totals.repair(self.conn)
         #: spaces that keep sentence vectors (recorded with the space's model in ``meta``)
         self._parts_spaces = {n for n, spec in self.spaces().items() if spec.get("parts")}
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Any]:
+        """A write transaction (see :func:`transaction`); the keyword rows it deletes are taken
+        off the keyword table's totals once it has committed (see ``fts_totals``)."""
+        self._local.terms_removed = removed = fts_totals.Removed()
+        try:
+            with transaction(self.conn) as conn:
+                yield conn
+        finally:
+            self._local.terms_removed = None
+        fts_totals.subtract(self.conn, removed)
+
+    def _delete_terms(self, rowid: int) -> None:
+        """Delete a chunk's keyword row, noting its sizes for the totals (inside ``_write``)."""
+        removed = getattr(self._local, "terms_removed", None)
+        if removed is None:
+            raise RuntimeError("keyword rows are deleted inside Store._write")
+        fts_totals.note_removal(self.conn, rowid, removed)
+        self.conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
 
     def close(self) -> None:
         # a vector graph changed by this process's writes is kept for the next one
@@ -105,7 +127,7 @@ class Store(StoreReads):
                 self._parts_spaces.add(info.name)
             return False
         conn = self.conn
-        with transaction(conn):
+        with self._write():
             for table in (f"vec_{info.name}", f"vec_{info.name}_parts"):
                 conn.execute(f"DROP TABLE IF EXISTS main.{table}")
             conn.execute(
@@ -154,7 +176,7 @@ class Store(StoreReads):
 
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         """Record a new size and mtime for a file whose content is as indexed."""
-        with transaction(self.conn) as conn:
+        with self._write() as conn:
             conn.execute(
                 "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
             )
@@ -215,7 +237,7 @@ class Store(StoreReads):
         added: list[tuple[str, int, bytes, str, str]] = []
         removed: list[int] = []
         removed_parts: list[int] = []
-        with transaction(conn):
+        with self._write():
             file_id = self._upsert_file(record)
             old = {
                 cid: (rowid, chash, space, facts)
@@ -341,7 +363,7 @@ class Store(StoreReads):
                 (*_facts(chunk), rowid),
             )
             conn.execute("DELETE FROM chunk_names WHERE chunk = ?", (rowid,))
-            conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+            self._delete_terms(rowid)
         if chunk.names:
             conn.executemany(
                 "INSERT INTO chunk_names(chunk, name) VALUES (?, ?)",
@@ -362,7 +384,7 @@ class Store(StoreReads):
             row = conn.execute("SELECT parts FROM chunks WHERE id = ?", (rowid,)).fetchone()
             n_parts = row[0] if row else 0
         gone: list[int] = []
-        conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (rowid,))
+        self._delete_terms(rowid)
         for space in spaces:
             conn.execute(f"DELETE FROM vec_{space} WHERE chunk = ?", (rowid,))
             if n_parts and space in self._parts_spaces:
@@ -413,7 +435,7 @@ class Store(StoreReads):
         were added."""
         conn = self.conn
         added: list[tuple[str, int, bytes, str, str]] = []
-        with transaction(conn):
+        with self._write():
             for rowid, content_hash, blob in rows:
                 row = conn.execute(
                     f"SELECT space, kind, language FROM {self.CHUNKS}"
@@ -439,8 +461,7 @@ class Store(StoreReads):
         self.conn.execute("UPDATE main.chunks SET space = ? WHERE id = ?", (space_list, rowid))
 
     def remove_file(self, path: str) -> bool:
-        conn = self.conn
-        with transaction(conn):
+        with self._write():
             file_removed, removed, removed_parts = self._delete_file(path)
             seq = self._bump_write_seq()
         self._patch_matrices(seq, removed, [], removed_parts)
@@ -475,7 +496,7 @@ class Store(StoreReads):
 
     def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
         conn = self.conn
-        with transaction(conn):
+        with self._write():
             if replace_all:
                 conn.execute("DELETE FROM skipped")
             conn.executemany(
