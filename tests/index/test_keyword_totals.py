@@ -80,9 +80,7 @@ def test_an_index_with_stale_keyword_totals_is_repaired_when_opened(
     assert right is not None
     conn = workspace.store.conn
     stale = [right[0] + 300, *(n * 2 for n in right[1:])]
-    conn.execute(
-        "UPDATE chunks_fts_data SET block = ? WHERE id = 1", (fts_totals.encode(stale),)
-    )
+    conn.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (fts_totals.encode(stale),))
     assert _scores(workspace, "upload url") != scores  # BM25 reads the totals
     workspace.close()
     reopened = _open(search_ws, tmp_path / "index", fake_embedders)
