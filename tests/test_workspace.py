@@ -537,6 +537,45 @@ def test_search_reports_the_share_of_query_words_the_workspace_holds(
     assert about_japanese_docs.coverage is None  # a Japanese passage cannot hold English words
 
 
+def test_a_word_fewer_chunks_hold_is_rarer_and_rarity_follows_the_index(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    store = workspace.store
+    holding = {
+        term: store.conn.execute(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{term}"',)
+        ).fetchone()[0]
+        for term in ("upload", "qwxzvplmk")
+    }
+    total = store.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert 0 < holding["upload"] < total and holding["qwxzvplmk"] == 0
+    rarity = store.term_rarity(["upload", "qwxzvplmk"])
+    assert rarity["qwxzvplmk"] > rarity["upload"] > 0
+    # a new file holding the rare word: the index changed, so its rarity is worked out again
+    (search_ws / "docs" / "notes.md").write_text("# Notes\n\nqwxzvplmk is the codename.\n")
+    workspace.index()
+    assert store.term_rarity(["qwxzvplmk"])["qwxzvplmk"] < rarity["qwxzvplmk"]
+
+
+def test_the_confidence_weighs_japanese_bigrams_by_rarity_and_english_words_alike(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    asked: list[list[str]] = []
+    rarity = workspace.store.term_rarity
+    monkeypatch.setattr(
+        workspace.store, "term_rarity", lambda t: asked.append(list(t)) or rarity(t)
+    )
+    workspace.search("upload retry with backoff")
+    workspace.search("ログレベルはどこで変更しますか")
+    english, japanese = asked
+    assert english == []
+    assert japanese and all(is_cjk(term) for term in japanese)
+
+
 def test_a_katakana_word_counts_as_present_in_either_spelling_of_its_long_vowel(
     tmp_path, fake_embedders
 ):

@@ -250,6 +250,12 @@ def test_search_over_a_base_and_its_overlay_ranks_as_one_index_of_the_workspace(
         assert edited, terms
         for chunk in edited:
             assert mine_scores[chunk] == pytest.approx(whole_scores[chunk], rel=0.2), terms
+    # a word's rarity (the confidence weighs words by it) counts the base's chunks too
+    words = ["chunk", "vector", "transaction", "quarantine", "glacier"]
+    mine_rarity = layered.store.term_rarity(words)
+    whole_rarity = whole.store.term_rarity(words)
+    for word in words:
+        assert mine_rarity[word] == pytest.approx(whole_rarity[word], rel=0.1), word
     # hover's related notes read a base chunk's vectors through the overlay
     at = layered.store.chunk_at("search/fusion.py", 30)
     assert at is not None

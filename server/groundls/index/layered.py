@@ -15,7 +15,6 @@ so an edited file ranks as it would in one index of the whole workspace.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ from groundls.chunkers import Chunk
 from groundls.index.base import BaseRefused
 from groundls.index.reads import HEAD_WEIGHT, scope_sql
 from groundls.index.store import DEEP_ROW, FileRecord, Store
+from groundls.index.terms import bm25_idf
 from groundls.index.vector_copies import VectorCopies
 from groundls.results import SearchFilters
 
@@ -206,7 +206,7 @@ class LayeredStore(Store):
                     "SELECT count(*) FROM main.chunks_fts WHERE chunks_fts MATCH ?", (term,)
                 ).fetchone()[0]
             )
-            scale = _idf(self._base_total, self._base_hits(item.replace('""', '"'))) / _idf(
+            scale = bm25_idf(self._base_total, self._base_hits(item.replace('""', '"'))) / bm25_idf(
                 overlay_total, hits
             )
             for rowid, score in rows:
@@ -224,6 +224,12 @@ class LayeredStore(Store):
                 self._base_hits_of[word] = int(row[0]) if row else 0
             counts.append(self._base_hits_of[word])
         return min(counts, default=0)
+
+    def _term_documents(self, term: str) -> int:
+        return super()._term_documents(term) + self._base_hits(term)
+
+    def _chunk_total(self) -> int:
+        return super()._chunk_total() + self._base_total
 
     def terms_present(self, expressions: Sequence[str]) -> int:
         return sum(
@@ -312,8 +318,3 @@ class LayeredStore(Store):
             " DO UPDATE SET space = space || ',' || excluded.space",
             (rowid, space),
         )
-
-
-def _idf(total: int, hits: int) -> float:
-    """FTS5's BM25 inverse document frequency (its floor keeps a common term above zero)."""
-    return max(math.log((total - hits + 0.5) / (hits + 0.5)), 1e-6)

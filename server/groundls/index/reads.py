@@ -10,7 +10,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 from groundls.chunkers import MEMBERS
 from groundls.index.ann import ANN_FROM, AnnCopy
 from groundls.index.db import connect
+from groundls.index.terms import bm25_idf, match_expression
 from groundls.index.vector_copies import LARGE_INDEX, VectorCopies, VectorMatrix
 from groundls.results import Hit, SearchFilters
 
@@ -72,6 +73,8 @@ class StoreReads:
         self._all: list[Any] = []
         self._lock = threading.Lock()
         self._copies = VectorCopies()
+        #: (the index's write_seq, each keyword term's rarity) of ``term_rarity``
+        self._rarity: tuple[str, dict[str, float]] = ("", {})
 
     @property
     def conn(self) -> Any:
@@ -233,6 +236,29 @@ class StoreReads:
     def terms_present(self, expressions: Sequence[str]) -> int:
         """How many of the (one-term) MATCH expressions occur anywhere in the workspace."""
         return sum(self._term_present(e) for e in expressions)
+
+    def term_rarity(self, terms: Iterable[str]) -> dict[str, float]:
+        """Each keyword term's inverse document frequency over the workspace's chunks, as BM25
+        weighs it: a term most chunks hold says little (パッケージ in a packaging manual), one
+        that no chunk holds the most. Kept until the index changes."""
+        seq = self.get_meta("write_seq") or ""
+        if self._rarity[0] != seq:
+            self._rarity = (seq, {})
+        known = self._rarity[1]
+        wanted = [t for t in dict.fromkeys(terms) if t not in known]
+        if wanted:
+            total = self._chunk_total()
+            for term in wanted:
+                known[term] = bm25_idf(total, self._term_documents(term))
+        return {t: known[t] for t in terms}
+
+    def _term_documents(self, term: str) -> int:
+        """How many chunks hold the keyword term ``term``."""
+        sql = "SELECT count(*) FROM main.chunks_fts WHERE chunks_fts MATCH ?"
+        return int(self.conn.execute(sql, (match_expression([term]),)).fetchone()[0])
+
+    def _chunk_total(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
 
     def _term_present(self, expression: str, schema: str = "main") -> bool:
         sql = f"SELECT 1 FROM {schema}.chunks_fts WHERE chunks_fts MATCH ? LIMIT 1"

@@ -9,6 +9,7 @@ normalised the same way and every term is quoted, so user text never reaches MAT
 from __future__ import annotations
 
 import functools
+import math
 import re
 
 from groundls.chunkers.textrules import (
@@ -61,3 +62,9 @@ def query_terms(query: str) -> list[str]:
 def match_expression(terms: list[str]) -> str:
     """An FTS5 MATCH expression that ORs the quoted terms (quotes doubled inside)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def bm25_idf(total: int, hits: int) -> float:
+    """FTS5's BM25 inverse document frequency of a term that ``hits`` of ``total`` chunks hold
+    (its floor keeps a common term above zero)."""
+    return max(math.log((total - hits + 0.5) / (hits + 0.5)), 1e-6)

@@ -241,8 +241,11 @@ class Searcher:
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         kept = self._located([_scored(hits[r], scores[r]) for r in ranked], k)
         top = ranked[0] if ranked else None
+        words = _words_it_can_hold(hits[top], q, asked) if top is not None else set()
+        # a Japanese term is a character bigram, a fragment of a word: weighed by its rarity
+        rarity = self.store.term_rarity([t for t in words if is_cjk(t)])
         confidence, reason = _confidence(
-            q, asked, top, hits, symbols, found.keyword_ids, found.tops
+            q, top, hits, symbols, found.keyword_ids, found.tops, words, rarity
         )
         coverage = self._coverage(q, english is not None, kept, filled)
         if q.script == "cjk" and self._names_nothing_here(q.text):
@@ -726,18 +729,27 @@ def _apart(scored: list[tuple[Hit, float]], own: Hit, k: int) -> list[Hit]:
 
 def _confidence(
     q: Query,
-    asked: Query,
     top: int | None,
     hits: dict[int, Hit],
     symbols: dict[int, str],
     keyword_ids: list[int],
     vector_tops: dict[str, int],
+    words: set[str],
+    rarity: dict[str, float],
 ) -> tuple[str, str]:
     """How sure the search is, from evidence that means the same for every model and corpus:
     the top hit defines the queried name; keyword and vector search agree on it (it is among the
     first keyword hits and is the nearest chunk of a space that reads the query's script); it
-    holds most of the query's words (see :func:`_words_it_can_hold`; ``asked``: the question as
-    written, ``q`` with the words of its English rewrite)."""
+    holds most of the query's ``words`` (those it could hold, see :func:`_words_it_can_hold`).
+
+    A word counts 1, or its ``rarity`` where given: the inverse document frequency of a Japanese
+    term, a character bigram. Bigrams are fragments of words, and a common word's fragments
+    (パッ, ッケ, ケー, ージ) are in most passages: counted alike, a Japanese question's "holds most
+    query words" top hits were right less often than its "nearest match only" ones (30 % against
+    38 % over the public and development sets; weighed, 40 % against 29 %, its "high" 68 → 74 %).
+    An English term is a whole word with the function words left out: weighed too, SEMBLE's
+    "nearest match only" grew from 41 to 96 questions whose top hit was right 70 % of the time,
+    as often as a "holds most" one."""
     if top is None:
         return "none", ""
     hit = hits[top]
@@ -745,8 +757,9 @@ def _confidence(
         return "high", "defines the queried name"
     agree = top in keyword_ids[:10] and top in vector_tops.values()
     have = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
-    words = _words_it_can_hold(hit, q, asked)
-    coverage = len(words & have) / len(words) if words else 0.0
+    weight = {t: rarity.get(t, 1.0) for t in words}
+    total = sum(weight.values())
+    coverage = sum(w for t, w in weight.items() if t in have) / total if total else 0.0
     if agree and coverage >= 0.5:
         return "high", "keyword and meaning agree"
     if agree or coverage >= 0.5:
