@@ -98,3 +98,28 @@ def test_a_negative_or_too_large_total_is_refused():
         fts_totals.encode([-1])
     with pytest.raises(ValueError):
         fts_totals.encode([2**56])
+
+
+def test_totals_left_stale_by_a_failed_update_are_worked_out_after_the_next_write(
+    search_ws, tmp_path, fake_embedders, monkeypatch
+):
+    import sqlean
+
+    workspace = _open(search_ws, tmp_path / "index", fake_embedders)
+    workspace.index()
+    store = workspace.store
+    subtract = fts_totals.subtract
+
+    def locked(conn, removed):
+        raise sqlean.OperationalError("database is locked")
+
+    monkeypatch.setattr(fts_totals, "subtract", locked)
+    assert store.remove_file("docs/guide.md")  # removed all the same, the totals not updated
+    rows = store.conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]
+    assert fts_totals.totals(store.conn)[0] > rows
+    monkeypatch.setattr(fts_totals, "subtract", subtract)
+    assert store.remove_file("src/storage/settings.py")
+    (search_ws / "docs" / "guide.md").unlink()
+    (search_ws / "src" / "storage" / "settings.py").unlink()
+    fresh = _fresh(search_ws, tmp_path, fake_embedders)
+    assert fts_totals.totals(store.conn) == fts_totals.totals(fresh.store.conn)

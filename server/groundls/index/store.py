@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import sqlean
+
 from groundls.chunkers import Chunk
 from groundls.index import fts_totals
 from groundls.index.ann import AnnCopy
 from groundls.index.db import migrate, transaction
 from groundls.index.history import History
-from groundls.index.reads import PART_STRIDE, StoreReads
+from groundls.index.reads import PART_STRIDE, StoreReads, log
 from groundls.index.stats import index_stats
 from groundls.index.terms import index_terms
 
@@ -75,6 +78,8 @@ class Store(StoreReads):
         self.history = History(lambda: self.conn)
         migrate(self.conn)
         fts_totals.repair(self.conn)
+        #: the keyword totals could not be brought up to date after a write (see ``_write``)
+        self._totals_stale = False
         #: spaces that keep sentence vectors (recorded with the space's model in ``meta``)
         self._parts_spaces = {n for n, spec in self.spaces().items() if spec.get("parts")}
 
@@ -88,7 +93,16 @@ class Store(StoreReads):
                 yield conn
         finally:
             self._local.terms_removed = None
-        fts_totals.subtract(self.conn, removed)
+        try:
+            if self._totals_stale:
+                self._totals_stale = False
+                fts_totals.repair(self.conn)
+            else:
+                fts_totals.subtract(self.conn, removed)
+        except (sqlite3.Error, sqlean.Error) as exc:
+            # the write itself is committed: the totals are worked out again after the next one
+            self._totals_stale = True
+            log.warning("keyword totals left to the next write: %s", exc)
 
     def _delete_terms(self, rowid: int) -> None:
         """Delete a chunk's keyword row, noting its sizes for the totals (inside ``_write``)."""
