@@ -145,6 +145,8 @@ class Workspace:
             "dirty": self.base_manifest.dirty,
             "created": self.base_manifest.created,
             "overlaid": self.store.overlaid() if isinstance(self.store, LayeredStore) else 0,
+            "stale_keyword_totals": isinstance(self.store, LayeredStore)
+            and self.store.base_totals_stale,
         }
 
     # -- indexing ----------------------------------------------------------------------------

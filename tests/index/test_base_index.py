@@ -17,6 +17,7 @@ import pytest
 from groundls.cli.main import main as cli
 from groundls.config import Config
 from groundls.index import base as base_index
+from groundls.index import fts_totals
 from groundls.index.db import connect
 from groundls.index.terms import match_expression
 from groundls.workspace import Workspace
@@ -326,4 +327,28 @@ def test_a_base_gone_while_the_workspace_is_open_is_a_clear_error(exported, tmp_
     worker.join()
     assert len(failed) == 1 and isinstance(failed[0], base_index.BaseRefused)
     assert str(failed[0]) == "base index elsewhere.groundls cannot be read: unable to open database"
+    ws.close()
+
+
+def test_a_base_exported_with_out_of_date_keyword_totals_says_to_export_it_again(
+    exported, tmp_path
+):
+    ci, base, _ = exported
+    fresh = Workspace.open(ci, base_config(base), tmp_path / "fresh-index")
+    assert fresh.base_status()["stale_keyword_totals"] is False
+    assert "export it again" not in base_index.describe(fresh.base_status())
+    fresh.close()
+    # an index that older versions updated in place counted the chunks it had replaced too
+    conn = connect(base)
+    right = fts_totals.totals(conn)
+    conn.execute(
+        "UPDATE chunks_fts_data SET block = ? WHERE id = 1",
+        (fts_totals.encode([right[0] + 40, *right[1:]]),),
+    )
+    conn.commit()
+    conn.close()
+    ws = Workspace.open(ci, base_config(base), tmp_path / "my-index")
+    assert ws.base_status()["stale_keyword_totals"] is True
+    assert "export it again" in base_index.describe(ws.base_status())
+    assert fts_totals.totals(connect(base, readonly=True))[0] == right[0] + 40  # read-only
     ws.close()

@@ -217,7 +217,13 @@ def start_overlay(index_path: Path, manifest: Manifest) -> bool:
 
 def describe(status: dict[str, Any]) -> str:
     """One line for a person: the base a workspace reads and how many files differ from it."""
+    stale = (
+        "; its keyword statistics are out of date (exported before groundls kept them true"
+        " after edits): export it again"
+        if status.get("stale_keyword_totals")
+        else ""
+    )
     return (
         f"base: {status['file']} at {status['commit'][:12] or 'no git commit'}, "
-        f"{status['overlaid']} file(s) differ from it (indexed here)"
+        f"{status['overlaid']} file(s) differ from it (indexed here){stale}"
     )

@@ -87,10 +87,20 @@ def note_removal(conn: Any, rowid: int, removed: Removed) -> None:
         removed.tokens[column] += sizes[column]
 
 
-def totals(conn: Any) -> list[int] | None:
+def totals(conn: Any, schema: str = "main") -> list[int] | None:
     """The averages record: [rows, tokens of each column]; None before the first row."""
-    row = conn.execute("SELECT block FROM chunks_fts_data WHERE id = ?", (_AVERAGES,)).fetchone()
+    row = conn.execute(
+        f"SELECT block FROM {schema}.chunks_fts_data WHERE id = ?", (_AVERAGES,)
+    ).fetchone()
     return decode(row[0]) if row and row[0] else None
+
+
+def stale(conn: Any, schema: str = "main") -> bool:
+    """Whether the totals count other rows than the table holds (an index updated in place
+    before they were kept true; a shared base read in place cannot be repaired)."""
+    now = totals(conn, schema)
+    (rows,) = conn.execute(f"SELECT count(*) FROM {schema}.chunks_fts_docsize").fetchone()
+    return now is not None and now[0] != rows
 
 
 def subtract(conn: Any, removed: Removed) -> None:

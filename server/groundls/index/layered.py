@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from groundls.chunkers import Chunk
+from groundls.index import fts_totals
 from groundls.index.base import BaseRefused
-from groundls.index.reads import HEAD_WEIGHT, scope_sql
+from groundls.index.reads import HEAD_WEIGHT, log, scope_sql
 from groundls.index.store import DEEP_ROW, FileRecord, Store
 from groundls.index.terms import bm25_idf
 from groundls.index.vector_copies import VectorCopies
@@ -71,6 +72,11 @@ class LayeredStore(Store):
         ):
             conn.execute(sql)
         self._base_total = int(conn.execute("SELECT count(*) FROM base.chunks").fetchone()[0])
+        #: the base's keyword totals count other chunks than it holds (see ``fts_totals``): it
+        #: was exported from an index updated in place before they were kept true
+        self.base_totals_stale = fts_totals.stale(conn, "base")
+        if self.base_totals_stale:
+            log.warning("base %s: its keyword statistics are out of date", base.name)
 
     def _on_connect(self, conn: Any) -> None:
         try:
