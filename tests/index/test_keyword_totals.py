@@ -19,8 +19,8 @@ def _open(ws: Path, index: Path, embedders) -> Workspace:
 
 
 def _scores(workspace: Workspace, words: str) -> dict[str, float]:
-    """BM25 of every chunk matching ``words``, by chunk id."""
-    hits = workspace.store.keyword(match_expression(words), 100)
+    """BM25 of every chunk matching any of ``words``, by chunk id."""
+    hits = workspace.store.keyword(match_expression(words.split()), 100)
     ids = dict(workspace.store.conn.execute("SELECT id, chunk_id FROM chunks").fetchall())
     return {ids[rowid]: round(score, 9) for rowid, score in hits}
 
@@ -54,6 +54,7 @@ def test_edits_renames_and_deletes_leave_the_keyword_totals_of_a_fresh_index(
     assert after == fts_totals.totals(fresh.store.conn)
     assert after != before
     for words in ("container url", "storage settings", "guide"):
+        assert _scores(fresh, words)
         assert _scores(workspace, words) == _scores(fresh, words)
 
 
