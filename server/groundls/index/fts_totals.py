@@ -124,13 +124,12 @@ def repair(conn: Any) -> bool:
     """Work the totals out again from the rows' sizes when their row count is not the table's;
     return whether they were rewritten."""
     with transaction(conn):
-        now = totals(conn)
-        (rows,) = conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()
-        if now is None or now[0] == rows:
+        if not stale(conn):
             return False
-        tokens = [0] * (len(now) - 1)
+        rows, tokens = 0, [0] * COLUMNS
         for (blob,) in conn.execute("SELECT sz FROM chunks_fts_docsize"):
-            for column, size in enumerate(decode(blob or b"")[: len(tokens)]):
+            rows += 1
+            for column, size in enumerate(decode(blob or b"")[:COLUMNS]):
                 tokens[column] += size
         conn.execute(
             "UPDATE chunks_fts_data SET block = ? WHERE id = ?",
