@@ -124,3 +124,8 @@ def test_totals_left_stale_by_a_failed_update_are_worked_out_after_the_next_writ
     (search_ws / "src" / "storage" / "settings.py").unlink()
     fresh = _fresh(search_ws, tmp_path, fake_embedders)
     assert fts_totals.totals(store.conn) == fts_totals.totals(fresh.store.conn)
+
+
+def test_a_cut_short_totals_record_is_read_without_an_error():
+    assert fts_totals.decode(fts_totals.encode([300])[:1]) == [2]
+    assert fts_totals.decode(b"") == []

@@ -45,11 +45,14 @@ class Removed:
 
 
 def decode(blob: bytes) -> list[int]:
+    """The varints of ``blob`` (a last one cut short is read as far as it goes)."""
     values: list[int] = []
     i = 0
     while i < len(blob):
         value = 0
         for n in range(9):
+            if i == len(blob):
+                break
             byte = blob[i]
             i += 1
             if n == 8:
