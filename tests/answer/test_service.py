@@ -516,6 +516,8 @@ def test_an_answer_that_only_restates_the_question_gives_the_excerpts_key_lines(
     ans = svc.ask("where do we retry failed uploads?")
     assert ans.mode == "extractive" and ans.answer.startswith("Extractive mode")
     assert "def retry_upload" in ans.answer and [c.path for c in ans.citations] == ["src/upload.py"]
+    # the model is there and answered: the notice says why its answer was set aside
+    assert ans.notice == "the model's answer only restated the question or described the excerpts"
 
 
 def test_an_answer_that_only_names_the_excerpts_file_beside_the_question_gives_key_lines():
@@ -862,6 +864,7 @@ def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts
     assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
     assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")
     assert "docs/retries.md" in ans.answer
+    assert ans.notice == "the model's answer was not in the reader's language"
 
 
 def test_an_answer_written_in_chinese_for_a_japanese_question_gives_the_excerpts_key_lines():

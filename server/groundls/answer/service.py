@@ -112,6 +112,14 @@ _CUT_NOTE = {
     "en": " … [answer cut: {why}]",
     "ja": " …［回答は途中で打ち切られました: {why}］",
 }
+#: Why an answer is the excerpts' key lines, for the notice beside it (``why`` when one is given).
+_EXTRACTIVE_NOTICE = {
+    "missing": f"no language model; run `{model_files.INSTALL_HINT}`",
+    "failed": "the language model could not be used",
+    "content_free": "the model's answer only restated the question or described the excerpts",
+    "other_language": "the model's answer was not in the reader's language",
+    "uncited": "the answer was cut before it cited anything",
+}
 _MAX_QUESTION_CHARS = 2000
 _EXTRACT_COUNT = 3
 _EXTRACT_LINES = 6
@@ -473,7 +481,7 @@ class AnswerService:
             "extractive",
             citations=[_citation(e) for e in chosen],
             timing={"first_token_ms": _ms(t0)},
-            notice=why or f"no language model; run `{model_files.INSTALL_HINT}`",
+            notice=why or _EXTRACTIVE_NOTICE[kind],
         )
 
     def _generate(
