@@ -62,15 +62,6 @@ def cjk_bigrams(run: str) -> list[str]:
 
 #: Letters of a katakana word: katakana and the long-vowel mark (not the middle dot ・).
 _KATAKANA_WORD = "\u30a1-\u30fa\u30fc"
-_LOANWORD = re.compile(f"[{_KATAKANA_WORD}]{{3,}}")
-
-
-def loanwords(text: str) -> list[str]:
-    """Katakana words of three letters or more (クラスター, デプロイ; split at ・): in Japanese
-    they name things, as English content words do. Each is given as :func:`katakana_stems`
-    leaves it."""
-    return [katakana_stems(word) for word in _LOANWORD.findall(text)]
-
 
 #: A katakana word of four letters or more that ends in the long-vowel mark.
 _LONG_VOWEL_END = re.compile(f"([{_KATAKANA_WORD}]{{3,}})\u30fc(?![{_KATAKANA_WORD}])")

@@ -563,16 +563,3 @@ def test_sentence_parts_of_a_very_long_chunk_are_packed_under_the_cap() -> None:
     parts = sentence_parts(chunk, max_parts=10)
     assert len(parts) == 10
     assert "0番目" in parts[0] and "99番目" in parts[-1]
-
-
-def test_loanwords_are_katakana_words_of_three_letters_or_more_split_at_the_middle_dot():
-    from groundls.chunkers.textrules import loanwords
-
-    # each as its stem: クラスター and クラスタ are one word (see katakana_stems)
-    assert loanwords("Kubernetes クラスターにコンテナをデプロイする") == [
-        "クラスタ",
-        "コンテナ",
-        "デプロイ",
-    ]
-    assert loanwords("インストール・アップグレード時") == ["インストール", "アップグレード"]
-    assert loanwords("ログを見る") == []  # two letters: too short to name a thing

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from groundls.chunkers.textrules import has_hiragana, is_cjk, loanwords
+from groundls.chunkers.textrules import has_hiragana, is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders, EmbedderUnavailable
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -623,17 +623,14 @@ class Searcher:
     ) -> float | None:
         """The share of the query's words that occur anywhere in the workspace: of an English
         question (or the English rewrite of a Japanese one) its terms; of a Japanese question
-        the words that name things, its katakana loanwords and Latin words (its kanji bigrams
-        are common to most Japanese text). None when that says little: no such words, an
-        English question among Japanese passages (English words cannot occur in Japanese text;
-        a Japanese passage among the first hits may still answer it) or in a workspace without
-        English text. Likewise a Japanese question's katakana loanwords count only when a
-        Japanese passage is among the first hits (サブコマンド cannot occur in English code and
-        docs, which may still answer it)."""
+        the names it writes in Latin letters (Flatpak, WSL). Its kanji bigrams are common to
+        most Japanese text, and its katakana loanwords have native equivalents that a manual
+        may write instead (アップストリーム for 上流, マナー for 作法), so their absence says little.
+        None when that says little: no such words, an English question among Japanese passages
+        (English words cannot occur in Japanese text; a Japanese passage among the first hits
+        may still answer it) or in a workspace without English text."""
         if q.script == "cjk" and not rewritten:
             words = sorted(q.words)
-            if any(is_cjk(h.text) for h in hits[:3]):
-                words = [*loanwords(q.text), *words]
         else:
             words = list(q.terms)
             if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text(filled):
