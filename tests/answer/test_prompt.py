@@ -82,6 +82,18 @@ def test_long_excerpts_keep_the_lines_that_bear_on_the_question():
     assert lines.count("…") == 2 and ex[0].truncated
 
 
+def test_a_long_header_counts_against_its_excerpts_half_so_the_second_excerpt_still_fits():
+    crumbs = ("パッケージの取扱い方", "新しいパッケージのアップロード", "上流の変更を取り込む")
+    long_text = "\n".join(f"{i}行目: パッケージをアップロードする前に確認すること。" for i in range(80))
+    title = "新しい版の上流ソースをパッケージに取り込むときの手順と注意点"
+    hits = [hit(i, long_text, "docs/pkgs.html", title, crumbs) for i in (1, 2)]
+    header = estimate_llm_tokens(excerpt_header(1, hits[0]) + "\n") + 2
+    assert header > 30  # a Japanese breadcrumb is long
+    ex = fit_excerpts(hits, 200, min_tokens=60)
+    assert [e.n for e in ex] == [1, 2]
+    assert sum(estimate_llm_tokens(e.render()) for e in ex) <= 200 + 10
+
+
 def test_best_hit_is_kept_even_when_the_budget_is_tiny():
     ex = fit_excerpts([hit(1, "word " * 500)], 10)
     assert len(ex) == 1 and ex[0].truncated and ex[0].text

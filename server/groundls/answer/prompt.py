@@ -104,17 +104,18 @@ def fit_excerpts(
 ) -> list[Excerpt]:
     """Number the hits in rank order and fit them into ``budget`` tokens.
 
-    Each excerpt is capped at half the budget (so one long chunk cannot crowd out the rest) and
-    cut to the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.focus`);
-    an excerpt is skipped when fewer than ``min_tokens`` remain. The first hit is always included,
-    cut if necessary.
+    Each excerpt, its header line included, is capped at half the budget (so one long chunk
+    cannot crowd out the rest: a Japanese section's header alone may take 30 tokens) and cut to
+    the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.focus`); an
+    excerpt is skipped when fewer than ``min_tokens`` of text would fit. The first hit is always
+    included, cut if necessary.
     """
     excerpts: list[Excerpt] = []
     remaining = max(budget, 1)
     cap = max(min_tokens, budget // 2)
     for hit in hits:
         header = count(excerpt_header(len(excerpts) + 1, hit) + "\n") + 2
-        room = min(cap, remaining - header)
+        room = min(cap, remaining) - header
         if room < min_tokens:
             if excerpts:
                 continue
