@@ -84,7 +84,9 @@ def test_long_excerpts_keep_the_lines_that_bear_on_the_question():
 
 def test_a_long_header_counts_against_its_excerpts_half_so_the_second_excerpt_still_fits():
     crumbs = ("パッケージの取扱い方", "新しいパッケージのアップロード", "上流の変更を取り込む")
-    long_text = "\n".join(f"{i}行目: パッケージをアップロードする前に確認すること。" for i in range(80))
+    long_text = "\n".join(
+        f"{i}行目: パッケージをアップロードする前に確認すること。" for i in range(80)
+    )
     title = "新しい版の上流ソースをパッケージに取り込むときの手順と注意点"
     hits = [hit(i, long_text, "docs/pkgs.html", title, crumbs) for i in (1, 2)]
     header = estimate_llm_tokens(excerpt_header(1, hits[0]) + "\n") + 2

@@ -380,6 +380,8 @@ def test_a_low_confidence_search_for_words_the_workspace_lacks_is_not_found_at_o
     ans = svc.ask("What is the boiling point of mercury on Venus?")
     assert ans.mode == "not_found" and not ans.found and ans.citations == []
     assert model.calls == 0
+    # the nearest places the unsure search found are offered to look at
+    assert ans.answer.endswith("Places to look: src/upload.py:10-16.")
 
 
 def test_a_low_confidence_search_without_a_model_is_not_found():

@@ -157,11 +157,9 @@ def _citation(
     return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support)
 
 
-def _places(excerpts: list[Excerpt], language: str) -> str:
-    """Where to look when the answer is not found: the best few excerpts' places."""
-    places = ", ".join(
-        f"{e.hit.path}:{e.hit.start_line}-{e.hit.end_line}" for e in excerpts[:_EXTRACT_COUNT]
-    )
+def _places(hits: list[Hit], language: str) -> str:
+    """Where to look when the answer is not found: the best few hits' places."""
+    places = ", ".join(f"{h.path}:{h.start_line}-{h.end_line}" for h in hits[:_EXTRACT_COUNT])
     return _LOOK_TEXT[language].format(places=places) if places else ""
 
 
@@ -316,7 +314,8 @@ class AnswerService:
             "total_ms": None,
         }
         if not hits:
-            text = _NOT_FOUND_TEXT[language]
+            # what the unsure search found nearest is still where a reader would look
+            text = _NOT_FOUND_TEXT[language] + _places(list(found), language)
             if on_sources is not None:
                 on_sources([])
             if on_token is not None:
@@ -599,7 +598,7 @@ class AnswerService:
             found = False
         if grounded_away and parsed.found:
             # everything it said rested on something the excerpts do not hold
-            answer_text = _NOT_FOUND_TEXT[language] + _places(excerpts, language)
+            answer_text = _NOT_FOUND_TEXT[language] + _places([e.hit for e in excerpts], language)
             repairs["grounded_away"] = 1
 
         citations_out: list[Citation] = []
