@@ -56,3 +56,13 @@ def test_sentences_split_after_full_stops_and_before_a_new_english_sentence():
         "Read it first.",
         "Then run it, e.g. twice.",
     ]
+
+
+def test_a_closing_bracket_after_a_full_stop_stays_with_its_sentence():
+    # a lone ")" cut off its sentence was kept as an excerpt line of its own
+    line = "（名前を変えるには gosa.conf に追加します。）ユーザー作成後に Ok を押します。"
+    assert sentences(line) == [
+        "（名前を変えるには gosa.conf に追加します。）",
+        "ユーザー作成後に Ok を押します。",
+    ]
+    assert sentences("「Create」を選びます。」次へ。") == ["「Create」を選びます。」", "次へ。"]

@@ -23,9 +23,12 @@ CONTEXT_LINES = 1
 ELISION = "…"
 #: A prose line that costs more than this share of the room is cut into sentences.
 LONG_LINE_SHARE = 0.25
-#: Where a sentence ends: after a Japanese full stop, or after . ! ? and a space before what
-#: looks like the start of the next sentence.
-_SENTENCE_END = re.compile(r"(?<=[。！？])(?!$)|(?<=[.!?])\s+(?=[A-Z\"'(`])")
+#: Where a sentence ends: after a Japanese full stop and any closing brackets or quotes after
+#: it (「…します。」, （…します。）), or after . ! ? and a space before what looks like the start
+#: of the next sentence.
+_SENTENCE_END = re.compile(
+    r"(?<=[。！？）)」』】])(?<![^。！？][）)」』】])(?![）)」』】]|$)|(?<=[.!?])\s+(?=[A-Z\"'(`])"
+)
 
 
 def sentences(line: str) -> list[str]:
