@@ -59,18 +59,28 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
             own = searcher._leaning(question, SearchFilters(), filled)
             return searcher._unlikely_language(own, analyse(rewrite), SearchFilters(), filled)
 
-        assert unlikely("uploads 再試行", "failed uploads retried") == "ja"
-        assert unlikely("ログ の 保存 期間 は ？", "how long logs are kept") == "en"
+        assert unlikely("uploads 再試行", "failed uploads are retried three times") == "ja"
+        assert unlikely("ログ の 保存 期間 は ？", "journald keeps logs seven days") == "en"
         # the question's own words are near neither passage and its rewrite is nearer the
         # Japanese one than the English one: the answer reads Japanese, however near the
         # rewrite is to the English passage compared with the question to the Japanese one
-        assert unlikely("設定 残る", "logs long uploads journald") == "en"
+        assert unlikely("設定 残る", "journald keeps logs long") == "en"
         # without a passage in one of the languages there is nothing to compare
         (ws_dir / "docs" / "logs.ja.md").unlink()
         workspace.index()
         assert unlikely("uploads 再試行", "failed uploads retried") is None
     finally:
         workspace.close()
+
+
+def test_the_judge_gives_no_verdict_when_its_two_sums_are_too_close_to_call():
+    verdict = searcher_module._verdict
+    margin = searcher_module.JUDGE_MARGIN
+    assert verdict({"ja": 1.20, "en": 1.20 + 2 * margin}) == "ja"  # English nearer: ja unlikely
+    assert verdict({"ja": 1.20 + 2 * margin, "en": 1.20}) == "en"
+    # a near-identical rewrite must not turn it: within the margin both lists stay whole
+    assert verdict({"ja": 1.20, "en": 1.20 + margin / 2}) is None
+    assert verdict({"ja": 1.20 + margin / 2, "en": 1.20}) is None
 
 
 def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_others(
