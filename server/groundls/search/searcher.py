@@ -352,9 +352,9 @@ class Searcher:
         are the less likely answer ("ja" or "en"), judged by the multilingual model. Each text
         (the question, whose ``own`` leaning is given, and its rewrite) gives its similarity to
         its nearest Japanese passage and to its nearest English one (see ``_leaning``), and the
-        language nearer to both in sum wins, by at least ``JUDGE_MARGIN``. Each side is scored by a text in its own language
-        and by one in the other, so neither the model's higher same-language similarities nor
-        one text's wording decides alone (the question's nearest Japanese passage against the
+        language nearer to both in sum wins, by at least ``JUDGE_MARGIN``. Each side is scored
+        by a text in its own language and by one in the other, so neither the model's higher
+        same-language similarities nor one text's wording decides alone (the question's nearest Japanese passage against the
         rewrite's nearest English one did: right for 38 of mixed-ja's 47 Japanese questions and
         12 of aptitude-ja's 21, against 46 and 16). In a workspace of both, each side's lists put
         their own language first for any question and fusion by rank cannot tell which side
