@@ -715,3 +715,30 @@ def test_the_language_servers_deep_tier_waits_while_an_answer_is_being_written(
         assert workspace.deep_status() == (wanted, wanted)
     finally:
         folder.stop()
+
+
+def test_a_workspace_without_code_asks_for_a_questions_meaning_in_english(
+    tmp_path, fake_embedders, monkeypatch
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "guide.md").write_text("# Guide\n\nConflicting packages are declared.\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    asked: list[bool] = []
+    monkeypatch.setattr(
+        workspace.answers,
+        "english_query",
+        lambda question, cancel=None, *, prose=False: asked.append(prose),
+    )
+    try:
+        workspace.index()
+        assert not workspace.store.holds_code()
+        workspace._english_query("競合するパッケージは？")
+        (ws_dir / "src").mkdir()
+        (ws_dir / "src" / "conflicts.py").write_text("def conflicts(a, b):\n    return a & b\n")
+        workspace.index()
+        assert workspace.store.holds_code()
+        workspace._english_query("競合するパッケージは？")
+        assert asked == [True, False]
+    finally:
+        workspace.close()

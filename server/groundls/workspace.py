@@ -311,8 +311,9 @@ class Workspace:
     # -- answers -----------------------------------------------------------------------------
 
     def _english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
-        """A Japanese question as English search words, by the answer model (if installed)."""
-        return self.answers.english_query(question, cancel)
+        """A Japanese question as English search words, by the answer model (if installed);
+        in a workspace without code, its meaning first (see groundls.answer.rewrite)."""
+        return self.answers.english_query(question, cancel, prose=not self.store.holds_code())
 
     @property
     def answers(self) -> AnswerService:

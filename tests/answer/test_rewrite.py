@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groundls.answer.rewrite import QueryRewriter, clean_reply
+from groundls.answer.rewrite import INSTRUCTION, PROSE_INSTRUCTION, QueryRewriter, clean_reply
 
 
 class ScriptedModel:
@@ -14,6 +14,7 @@ class ScriptedModel:
 
     def stream(self, messages, **kwargs):
         self.calls += 1
+        self.system = messages[0]["content"]
         for piece in self.reply.split(" "):
             self.pieces_read += 1
             yield piece + " "
@@ -76,3 +77,13 @@ def test_an_unreadable_cache_file_is_ignored(tmp_path):
     model = ScriptedModel("pager for long output")
     assert QueryRewriter(path).english(model, "長い出力は？") == "pager for long output"
     assert model.calls == 1
+
+
+def test_a_workspace_of_prose_asks_for_the_questions_meaning_and_keeps_it_apart():
+    model = ScriptedModel("which packages conflict")
+    rewriter = QueryRewriter()
+    assert rewriter.english(model, "同時に入れられないパッケージは？", prose=True)
+    assert model.system == PROSE_INSTRUCTION and "meaning" in PROSE_INSTRUCTION
+    # the same question in a workspace of code is asked again, for its names
+    rewriter.english(model, "同時に入れられないパッケージは？")
+    assert model.system == INSTRUCTION and model.calls == 2

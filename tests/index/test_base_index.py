@@ -182,6 +182,7 @@ def test_the_workspace_index_holds_only_the_overlay_and_the_base_is_read_in_plac
     assert own_chunks(ws) == 0
     assert ws.store.stats()["chunks"] == manifest.chunks
     assert ws.search("retry failed uploads").hits[0].path == "src/storage/uploads.py"
+    assert ws.store.holds_code()  # its code is in the base alone
 
     (mine / "docs" / "glacier.md").write_text("# Cold storage\n\nOld uploads move to glacier.\n")
     guide = (mine / "docs" / "guide.md").read_text()

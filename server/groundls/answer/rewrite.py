@@ -24,9 +24,20 @@ from typing import Any
 from groundls.answer.thinking import without_thinking
 from groundls.chunkers.textrules import is_cjk
 
+#: For a workspace that holds code: what a search finds there is its names.
 INSTRUCTION = (
     "Rewrite the user's question about a software project as a short English search query: "
     "the technical words and likely function or class names only. Reply with the query only."
+)
+#: For a workspace of prose only (manuals, notes): the question's meaning in English words
+#: first. It found English sections that the names-only query missed (development policy-ja
+#: 0.817 -> 0.909, aptitude-ja 0.412 -> 0.418; maint-guide-ja's questions are not rewritten),
+#: and cost Japanese questions about code what it gave (public click-ja 0.552 -> 0.538;
+#: held-out requests-qa 0.594 -> 0.553), so code keeps the names-only query (BENCHMARKS.md).
+PROSE_INSTRUCTION = (
+    "Rewrite the user's question about a software project as a short English search query: "
+    "its meaning in plain English words, then the likely function, class or option names. "
+    "Reply with the query only."
 )
 MAX_TOKENS = 40
 CACHE_SIZE = 512
@@ -87,16 +98,22 @@ class QueryRewriter:
         return {}
 
     def english(
-        self, model: Any, question: str, cancel: threading.Event | None = None
+        self,
+        model: Any,
+        question: str,
+        cancel: threading.Event | None = None,
+        *,
+        prose: bool = False,
     ) -> str | None:
         """The question as English search words, or None (no model, busy, cancelled, or an
-        unusable reply).
+        unusable reply). ``prose``: the workspace holds no code (see ``PROSE_INSTRUCTION``).
 
         A model busy answering another question is not waited for: the search goes on.
         ``cancel`` stops the generation; a cut reply is not kept."""
         if model is None:
             return None
-        key = _key(model, question)
+        instruction = PROSE_INSTRUCTION if prose else INSTRUCTION
+        key = _key(model, question, instruction)
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
@@ -104,7 +121,7 @@ class QueryRewriter:
         if getattr(model, "busy", False):
             return None
         messages = [
-            {"role": "system", "content": INSTRUCTION},
+            {"role": "system", "content": instruction},
             {"role": "user", "content": question},
         ]
         try:
@@ -130,7 +147,7 @@ class QueryRewriter:
         return query
 
 
-def _key(model: Any, question: str) -> str:
+def _key(model: Any, question: str, instruction: str) -> str:
     """A reply depends on the model and the instruction as well as on the question."""
-    who = f"{getattr(model, 'name', '')}\x00{INSTRUCTION}".encode()
+    who = f"{getattr(model, 'name', '')}\x00{instruction}".encode()
     return hashlib.sha256(who).hexdigest()[:12] + " " + question

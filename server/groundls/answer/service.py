@@ -235,10 +235,13 @@ class AnswerService:
                 self._resolved = True
             return self._llm
 
-    def english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
+    def english_query(
+        self, question: str, cancel: threading.Event | None = None, *, prose: bool = False
+    ) -> str | None:
         """The question as English search words by the answer model (None: no model, busy,
-        cancelled or no usable reply); see :mod:`groundls.answer.rewrite`."""
-        return self._rewriter.english(self._model(), question, cancel)
+        cancelled or no usable reply; ``prose``: the workspace holds no code); see
+        :mod:`groundls.answer.rewrite`."""
+        return self._rewriter.english(self._model(), question, cancel, prose=prose)
 
     @property
     def model_name(self) -> str:

@@ -148,6 +148,9 @@ class LayeredStore(Store):
     def has_chunks_in(self, space: str, schema: str = "main") -> bool:
         return super().has_chunks_in(space, "main") or super().has_chunks_in(space, "base")
 
+    def holds_code(self, schema: str = "main") -> bool:
+        return super().holds_code("main") or super().holds_code("base")
+
     def knn(
         self,
         space: str,

@@ -260,6 +260,12 @@ class StoreReads:
     def _chunk_total(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
 
+    def holds_code(self, schema: str = "main") -> bool:
+        """Whether any indexed file is source code (a workspace of manuals and notes holds
+        none)."""
+        sql = f"SELECT 1 FROM {schema}.files WHERE kind = 'code' LIMIT 1"
+        return self.conn.execute(sql).fetchone() is not None
+
     def _term_present(self, expression: str, schema: str = "main") -> bool:
         sql = f"SELECT 1 FROM {schema}.chunks_fts WHERE chunks_fts MATCH ? LIMIT 1"
         return self.conn.execute(sql, (expression,)).fetchone() is not None
