@@ -195,7 +195,7 @@ class LayeredStore(Store):
         """The overlay's matches of an OR of quoted terms, scored as the base would score them:
         each term's BM25 part, weighed by the base's inverse document frequency instead of the
         overlay's own (a term in one of three overlay files is not a rare term)."""
-        overlay_total = int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
+        overlay_total = super()._chunk_total()
         if not overlay_total:
             return {}
         where, params = scope_sql(scope, "c.")
@@ -210,13 +210,10 @@ class LayeredStore(Store):
             ).fetchall()
             if not rows:
                 continue
-            hits = int(
-                self.conn.execute(
-                    "SELECT count(*) FROM main.chunks_fts WHERE chunks_fts MATCH ?", (term,)
-                ).fetchone()[0]
-            )
-            scale = bm25_idf(self._base_total, self._base_hits(item.replace('""', '"'))) / bm25_idf(
-                overlay_total, hits
+            word = item.replace('""', '"')
+            overlay_hits = super()._term_documents(word)  # the overlay's own, without the base's
+            scale = bm25_idf(self._base_total, self._base_hits(word)) / bm25_idf(
+                overlay_total, overlay_hits
             )
             for rowid, score in rows:
                 scores[rowid] = scores.get(rowid, 0.0) - score * scale
