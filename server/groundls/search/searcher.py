@@ -354,14 +354,14 @@ class Searcher:
         its nearest Japanese passage and to its nearest English one (see ``_leaning``), and the
         language nearer to both in sum wins, by at least ``JUDGE_MARGIN``. Each side is scored
         by a text in its own language and by one in the other, so neither the model's higher
-        same-language similarities nor one text's wording decides alone (the question's nearest Japanese passage against the
-        rewrite's nearest English one did: right for 38 of mixed-ja's 47 Japanese questions and
-        12 of aptitude-ja's 21, against 46 and 16). In a workspace of both, each side's lists put
-        their own language first for any question and fusion by rank cannot tell which side
-        holds the answer. None: either text has no leaning, or the sums are too close to call
-        (both languages' lists are then kept whole). "en" (the answer reads Japanese)
-        drops the rewrite; "ja" splits the question's lists by language and keeps half the
-        score of Japanese passages."""
+        same-language similarities nor one text's wording decides alone (the question's nearest
+        Japanese passage against the rewrite's nearest English one did: right for 38 of
+        mixed-ja's 47 Japanese questions and 12 of aptitude-ja's 21, against 46 and 16). In a
+        workspace of both, each side's lists put their own language first for any question and
+        fusion by rank cannot tell which side holds the answer. None: either text has no
+        leaning, or the sums are too close to call (both languages' lists are then kept whole).
+        "en" (the answer reads Japanese) drops the rewrite; "ja" splits the question's lists by
+        language and keeps half the score of Japanese passages."""
         theirs = self._leaning(english.text, filters, filled, vectors) if own is not None else None
         if own is None or theirs is None:
             return None
