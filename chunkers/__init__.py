@@ -8,7 +8,7 @@ from .languages import classify
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
-CHUNKER_VERSION = 15
+CHUNKER_VERSION = 16
 
 __all__ = [
     "CHUNKER_VERSION",

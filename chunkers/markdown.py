@@ -15,6 +15,14 @@ _QUOTE = re.compile(r"^ {0,3}>")
 _LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(.+?)\s*$""", re.IGNORECASE)
+#: Inline markup in a heading that a reader does not see as words: an image (a README's status
+#: badges after the project's name, ``[![build](…badge.svg)](…)``), an HTML tag, a link's target.
+#: Code spans and emphasis stay as written (short, and the public manual's headings hold them:
+#: rendered, two near-ties there swapped places, no better or worse).
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)|!\[([^\]]*)\]\[[^\]]*\]")
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_CODE_SPAN = re.compile(r"(`+).+?\1")
 
 
 def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
@@ -32,6 +40,20 @@ def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
             if section.path and section.path[0] != doc_title:
                 section.path = (doc_title, *section.path)
     return sections_to_pieces(path, sections, options, doc_title=doc_title)
+
+
+def heading_text(raw: str) -> str:
+    """A heading without the markup a reader does not see as words (see ``_IMAGE``): the
+    breadcrumb of every chunk under it, embedded with each and shown above each excerpt. A
+    heading of images only keeps their alt text."""
+    pieces = _CODE_SPAN.split(raw)  # markup inside a code span is its content
+    spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
+    outside = [_LINK.sub(r"\1", _TAG.sub("", _IMAGE.sub("", p))) for p in pieces[::2]]
+    text = "".join(o + (spans[i] if i < len(spans) else "") for i, o in enumerate(outside))
+    text = " ".join(text.split())
+    if not text:
+        text = " ".join(" ".join(a or b for a, b in _IMAGE.findall(raw)).split())
+    return text
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:
@@ -132,7 +154,7 @@ def _parse(lines: list[str], n: int, builder: SectionBuilder) -> None:
         if atx:
             flush()
             builder.heading(
-                len(atx.group(1)), (atx.group(2) or "").strip(), _block(lines, n, n, "")
+                len(atx.group(1)), heading_text(atx.group(2) or ""), _block(lines, n, n, "")
             )
             n += 1
             continue
@@ -140,7 +162,7 @@ def _parse(lines: list[str], n: int, builder: SectionBuilder) -> None:
         if setext and para:
             # "---" under a paragraph is a setext heading even though it looks like a rule
             level = 1 if setext.group(1)[0] == "=" else 2
-            title = " ".join(lines[k].strip() for k in para)
+            title = heading_text(" ".join(lines[k].strip() for k in para))
             builder.heading(level, title, _block(lines, para[0], n, ""))
             para.clear()
             n += 1

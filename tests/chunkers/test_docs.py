@@ -54,6 +54,27 @@ def test_markdown_heading_chain_becomes_breadcrumb_key_and_embedded_context() ->
     assert chunk.language == "markdown" and chunk.kind == "doc"
 
 
+def test_markdown_heading_breadcrumb_leaves_out_badges_tags_and_link_targets() -> None:
+    text = (
+        "# textlint-rule-max-ten [![Actions Status: test](https://github.com/o/r/badge.svg)]"
+        "(https://github.com/o/r/actions)\n\n"
+        "一文に利用できる読点の数を制限するルールです。\n\n"
+        "## The `max` option and [its default](#defaults) <sup>new</sup>\n\n"
+        "The **maximum** count of commas in one sentence, three by default.\n\n"
+        "## __init__ files and the `<script>` tag\n\nPackages start here.\n\n"
+        "# ![logo](logo.png)\n\nA project without a name in words.\n"
+    )
+    chunks = _chunks("badges.md", text=text)
+    crumbs = {c.breadcrumb for c in chunks}
+    assert ("textlint-rule-max-ten",) in crumbs
+    assert ("textlint-rule-max-ten", "The `max` option and its default new") in crumbs
+    assert ("textlint-rule-max-ten", "__init__ files and the `<script>` tag") in crumbs
+    assert ("logo",) in crumbs  # a heading of images only keeps their alt text
+    first = next(c for c in chunks if c.breadcrumb == ("textlint-rule-max-ten",))
+    assert "badge.svg" not in first.embed_text.splitlines()[0]
+    assert first.text.startswith("# textlint-rule-max-ten [![")  # the source stays as written
+
+
 def test_markdown_hash_lines_inside_backtick_and_tilde_fences_are_not_headings() -> None:
     chunks = _chunks("guide_ja.md")
     titles = {c.title for c in chunks}
