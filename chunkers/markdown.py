@@ -23,6 +23,10 @@ _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)|!\[([^\]]*)\]\[[^\]]*\]")
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _CODE_SPAN = re.compile(r"(`+).+?\1")
+#: An image, a linked image (a badge: ``[![alt](src)](href)``) or an HTML ``<img>`` tag.
+_PICTURE = re.compile(
+    r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>", re.IGNORECASE
+)
 
 
 def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
@@ -54,6 +58,13 @@ def heading_text(raw: str) -> str:
     if not text:
         text = " ".join(" ".join(a or b for a, b in _IMAGE.findall(raw)).split())
     return text
+
+
+def without_pictures(text: str) -> str:
+    """``text`` without its images, badges and ``<img>`` tags (see ``_PICTURE``), line for line:
+    an excerpt as the answer model reads it. A README's badge line costs a small model's prompt
+    a hundred tokens of URLs and says nothing."""
+    return _PICTURE.sub("", text) if "![" in text or "<img" in text.lower() else text
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:

@@ -96,6 +96,23 @@ def test_a_long_header_counts_against_its_excerpts_half_so_the_second_excerpt_st
     assert sum(estimate_llm_tokens(e.render()) for e in ex) <= 200 + 10
 
 
+def test_a_readmes_badges_are_left_out_so_the_paragraph_the_question_is_about_fits():
+    badge = (
+        "[![{0}](https://github.com/o/r/workflows/{0}/badge.svg)](https://github.com/o/r/actions)"
+    )
+    heading = "# textlint-rule-max-ten " + " ".join(
+        badge.format(w) for w in ("test", "lint", "npm")
+    )
+    text = "\n".join(
+        [heading, "", "一文に利用できる読点の数を制限するルールです。", "", "Install it with npm."]
+    )
+    readme = Hit("0" * 16, "README.md", 1, 5, "doc", "markdown", "section", "t", ("t",), text)
+    assert estimate_llm_tokens(heading) > 60  # the badges alone outweigh the excerpt's room
+    (ex,) = fit_excerpts([readme], 100, terms={"読点", "点の", "の数"}, min_tokens=20)
+    assert "読点の数を制限する" in ex.text
+    assert "badge.svg" not in ex.text and ex.text.startswith("# textlint-rule-max-ten")
+
+
 def test_best_hit_is_kept_even_when_the_budget_is_tiny():
     ex = fit_excerpts([hit(1, "word " * 500)], 10)
     assert len(ex) == 1 and ex[0].truncated and ex[0].text

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundls.answer.focus import TokenCounter, focus
+from groundls.chunkers.markdown import without_pictures
 from groundls.chunkers.textrules import estimate_llm_tokens, script_counts
 from groundls.config import ANSWER_DETAILS
 from groundls.results import Hit
@@ -106,7 +107,8 @@ def fit_excerpts(
 
     Each excerpt, its header line included, is capped at half the budget (so one long chunk
     cannot crowd out the rest: a Japanese section's header alone may take 30 tokens) and cut to
-    the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.focus`); an
+    the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.focus`); a doc
+    excerpt's images and badges are left out first (their URLs cost tokens and say nothing); an
     excerpt is skipped when fewer than ``min_tokens`` of text would fit. The first hit is always
     included, cut if necessary.
     """
@@ -120,9 +122,9 @@ def fit_excerpts(
             if excerpts:
                 continue
             room = min_tokens  # the best hit is always shown, cut to fit
-        text, cut = focus(
-            hit.text.strip("\n"), terms or set(), room, count, prose=hit.kind != "code"
-        )
+        prose = hit.kind != "code"
+        shown = without_pictures(hit.text) if prose else hit.text
+        text, cut = focus(shown.strip("\n"), terms or set(), room, count, prose=prose)
         excerpts.append(Excerpt(len(excerpts) + 1, hit, text, cut))
         remaining -= header + count(text)
         if remaining < min_tokens:
