@@ -46,6 +46,18 @@ def test_adjacent_hits_of_one_section_merge_into_the_better_ranked_one():
     assert merged[0].chunk_id == f"{10:016x}"
 
 
+def test_merged_line_windows_are_titled_by_their_merged_lines_and_named_chunks_keep_their_name():
+    def window(start: int, end: int, title: str) -> Hit:
+        return Hit(
+            f"{start:016x}", "prh.yml", start, end, "config", "yaml", "window", title, (), "x"
+        )
+
+    (merged,) = merge_adjacent([window(1, 40, "lines 1-40"), window(39, 78, "lines 39-78")])
+    assert (merged.start_line, merged.end_line, merged.title) == (1, 78, "lines 1-78")
+    (named,) = merge_adjacent([window(1, 40, "rules"), window(39, 78, "lines 39-78")])
+    assert named.title == "rules"
+
+
 def test_hits_of_different_sections_or_far_apart_do_not_merge():
     merged = merge_adjacent([hit("a.md", 10, 20), hit("a.md", 21, 30, ("B",)), hit("a.md", 40, 50)])
     assert len(merged) == 3

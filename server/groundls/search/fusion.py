@@ -76,11 +76,15 @@ def merge_adjacent(hits: list[Hit], gap: int = 2, max_lines: int = 80) -> list[H
                 < max_lines
             ):
                 first, second = (kept, hit) if kept.start_line <= hit.start_line else (hit, kept)
+                start, end = min(kept.start_line, hit.start_line), max(kept.end_line, hit.end_line)
+                # a window without a name of its own is titled by its lines: say the merged ones
+                untitled = kept.title == f"lines {kept.start_line}-{kept.end_line}"
                 out[i] = replace(
                     kept,
-                    start_line=min(kept.start_line, hit.start_line),
-                    end_line=max(kept.end_line, hit.end_line),
+                    start_line=start,
+                    end_line=end,
                     text=first.text + "\n" + second.text,
+                    title=f"lines {start}-{end}" if untitled else kept.title,
                 )
                 break
         else:
