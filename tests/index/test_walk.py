@@ -643,3 +643,26 @@ def test_a_workspace_opened_through_a_symlink_is_walked_normally(tmp_path: Path)
 def test_invalid_patterns_in_config_exclude_are_dropped_not_fatal(tmp_path: Path) -> None:
     make(tmp_path, {"a.py": "x", "a_test.py": "x"})
     assert listed(tmp_path, Config(exclude=["!", "\\", "*_test.py"])) == ["a.py"]
+
+
+def test_documents_it_cannot_read_are_said_skipped_while_images_are_left_out_silently(
+    tmp_path: Path,
+) -> None:
+    make(
+        tmp_path,
+        {
+            "manual/guide.html": "<h1>Guide</h1>",
+            "manual/guide.pdf": b"%PDF-1.7\n\x00\x01",
+            "manual/guide.EPUB": b"PK\x03\x04",
+            "spec/design.docx": b"PK\x03\x04",
+            "manual/images/figure.png": b"\x89PNG\x00",
+            "old/notes.pdf": b"%PDF-1.4",
+            ".gitignore": "old/\n",
+        },
+    )
+    assert listed(tmp_path) == ["manual/guide.html"]
+    assert skipped(tmp_path) == {
+        "manual/guide.pdf": "unsupported-document",
+        "manual/guide.EPUB": "unsupported-document",
+        "spec/design.docx": "unsupported-document",
+    }
