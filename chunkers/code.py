@@ -377,13 +377,15 @@ _LICENSE = re.compile(
 #: Lines that set up the interpreter or the tools rather than say anything about the code: a
 #: shebang, encoding and magic comments (``# frozen_string_literal: true``, ``-*- coding -*-``,
 #: ``# typed:``, rdoc's ``# :markup:``), ``'use strict'``, PHP's opening tag and strict types,
-#: ``from __future__ import``, ``#pragma once``, build constraints, lint switches.
+#: ``from __future__ import``, ``#pragma once``, build constraints, lint switches, and the
+#: source map reference a compiler writes at the end of its output (``//# sourceMappingURL=``).
 _DIRECTIVE = re.compile(
     r"^\s*(?:#!.*|#.*-\*-.*-\*-.*|#\s*(?:(?:frozen_string_literal|encoding|coding|"
     r"warn_indent|shareable_constant_value|typed)\s*[:=]|:markup:).*"
     r"|['\"]use (?:strict|client|server)['\"];?|<\?php|declare\s*\(\s*strict_types\s*=\s*1\s*\);"
     r"|from __future__ import .*|#\s*pragma once|//\s*(?:go:build|\+build)\b.*"
-    r"|//\s*@ts-(?:check|nocheck)\b.*|/[/*]\s*eslint-disable\b.*)\s*$"
+    r"|//\s*@ts-(?:check|nocheck)\b.*|/[/*]\s*eslint-disable\b.*"
+    r"|/[/*][#@]\s*sourceMappingURL=.*)\s*$"
 )
 
 

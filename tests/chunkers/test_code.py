@@ -739,6 +739,9 @@ def test_a_files_directives_alone_make_no_chunk_but_its_imports_do():
     assert any(c.start_line == 1 and 'require "set"' in c.text for c in required)
     strict = "'use strict';\n\nfunction add(a, b) {\n  return a + b;\n}\n"
     assert [c.start_line for c in chunk_file("src/add.js", strict)] == [3]
+    # a compiler's output ends with its source map's address: no chunk of its own
+    built = "function add(a, b) {\n  return a + b;\n}\n//# sourceMappingURL=add.js.map\n"
+    assert [(c.start_line, c.end_line) for c in chunk_file("lib/add.js", built)] == [(1, 3)]
 
 
 def test_a_ruby_class_reopened_outside_the_file_named_after_it_extends_it():
