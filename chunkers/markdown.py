@@ -15,18 +15,20 @@ _QUOTE = re.compile(r"^ {0,3}>")
 _LIST_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _FRONT_TITLE = re.compile(r"""^title\s*[:=]\s*(.+?)\s*$""", re.IGNORECASE)
-#: Inline markup in a heading that a reader does not see as words: an image (a README's status
-#: badges after the project's name, ``[![build](…badge.svg)](…)``), an HTML tag, a link's target.
-#: Code spans and emphasis stay as written (short, and the public manual's headings hold them:
-#: rendered, two near-ties there swapped places, no better or worse).
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)|!\[([^\]]*)\]\[[^\]]*\]")
+#: Pictures: an image (inline or by reference), a linked image (a README's status badges after
+#: the project's name, ``[![build](…badge.svg)](…)``) and an HTML ``<img>`` tag. A reader sees
+#: no words in them, only in an image's alt text.
+_PICTURE = re.compile(
+    r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])|<img\b[^>]*>",
+    re.IGNORECASE,
+)
+_ALT = re.compile(r"!\[([^\]]*)\]")
+#: Other inline markup a reader does not see as words in a heading: an HTML tag and a link's
+#: target (its text stays). Code spans and emphasis stay as written (short, and the public
+#: manual's headings hold them: rendered, two near-ties there swapped places, no better or worse).
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _CODE_SPAN = re.compile(r"(`+).+?\1")
-#: An image, a linked image (a badge: ``[![alt](src)](href)``) or an HTML ``<img>`` tag.
-_PICTURE = re.compile(
-    r"\[!\[[^\]]*\]\([^)]*\)\]\([^)]*\)|!\[[^\]]*\]\([^)]*\)|<img\b[^>]*>", re.IGNORECASE
-)
 
 
 def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
@@ -47,23 +49,23 @@ def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
 
 
 def heading_text(raw: str) -> str:
-    """A heading without the markup a reader does not see as words (see ``_IMAGE``): the
-    breadcrumb of every chunk under it, embedded with each and shown above each excerpt. A
-    heading of images only keeps their alt text."""
+    """A heading without the markup a reader does not see as words (pictures, tags, link
+    targets): the breadcrumb of every chunk under it, embedded with each and shown above each
+    excerpt. A heading of pictures only keeps their alt text."""
     pieces = _CODE_SPAN.split(raw)  # markup inside a code span is its content
     spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
-    outside = [_LINK.sub(r"\1", _TAG.sub("", _IMAGE.sub("", p))) for p in pieces[::2]]
+    outside = [_LINK.sub(r"\1", _TAG.sub("", _PICTURE.sub("", p))) for p in pieces[::2]]
     text = "".join(o + (spans[i] if i < len(spans) else "") for i, o in enumerate(outside))
     text = " ".join(text.split())
     if not text:
-        text = " ".join(" ".join(a or b for a, b in _IMAGE.findall(raw)).split())
+        text = " ".join(" ".join(_ALT.findall(raw)).split())
     return text
 
 
 def without_pictures(text: str) -> str:
-    """``text`` without its images, badges and ``<img>`` tags (see ``_PICTURE``), line for line:
-    an excerpt as the answer model reads it. A README's badge line costs a small model's prompt
-    a hundred tokens of URLs and says nothing."""
+    """``text`` without its pictures (see ``_PICTURE``), line for line: an excerpt as the answer
+    model reads it. A README's badge line costs a small model's prompt a hundred tokens of URLs
+    and says nothing."""
     return _PICTURE.sub("", text) if "![" in text or "<img" in text.lower() else text
 
 
