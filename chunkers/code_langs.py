@@ -338,7 +338,11 @@ def module_prefix(path: str, language: str, root: Node) -> tuple[str, ...]:
     p = PurePosixPath(path)
     if language == "python":
         parts = list(p.with_suffix("").parts)
-        if parts and parts[0] in ("src", "lib"):
+        if "src" in parts[:-1]:
+            # a src layout anywhere (a monorepo's ``services/api/src/api/app.py``, an unpacked
+            # ``pkg-1.0/src/pkg/core.py``): the import path starts inside it
+            parts = parts[len(parts) - 1 - parts[::-1].index("src") :][1:]
+        elif parts and parts[0] == "lib":
             parts = parts[1:]
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
