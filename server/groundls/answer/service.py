@@ -58,9 +58,16 @@ ANSWER_SCHEMA: dict[str, Any] = {
 DEFAULT_STYLE = "text"
 
 
+#: "Not found" before the model: nothing indexed holds the question's words ...
 _NOT_FOUND_TEXT = {
     "en": "The workspace does not say: no indexed content matches this question.",
     "ja": "ワークスペースには記載がありません（この質問に一致する内容は索引にありません）。",
+}
+#: ... and after it: the search found places, but what the model wrote from them rested on
+#: specifics or claims they do not hold.
+_NOT_SAID_TEXT = {
+    "en": "The workspace does not say: the places found do not answer this question.",
+    "ja": "ワークスペースには記載がありません（見つかった箇所には、この質問の答えがありません）。",
 }
 _LOOK_TEXT = {"en": " Places to look: {places}.", "ja": "参考になりそうな場所: {places}"}
 _EXTRACTIVE_HEAD = {
@@ -601,7 +608,7 @@ class AnswerService:
             found = False
         if grounded_away and parsed.found:
             # everything it said rested on something the excerpts do not hold
-            answer_text = _NOT_FOUND_TEXT[language] + _places([e.hit for e in excerpts], language)
+            answer_text = _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
             repairs["grounded_away"] = 1
 
         citations_out: list[Citation] = []
@@ -618,7 +625,8 @@ class AnswerService:
             # the search was unsure (``hedge``) and nothing the answer cites says what the answer
             # says: the model answered from outside the excerpts, so the workspace does not say
             # (seed 000 rule 1)
-            found, answer_text, citations_out = False, _NOT_FOUND_TEXT[language], []
+            found, citations_out = False, []
+            answer_text = _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
             repairs["unsupported"] = 1
         if (
             found
