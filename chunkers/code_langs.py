@@ -340,10 +340,14 @@ def module_prefix(path: str, language: str, root: Node) -> tuple[str, ...]:
         parts = list(p.with_suffix("").parts)
         if "src" in parts[:-1]:
             # a src layout anywhere (a monorepo's ``services/api/src/api/app.py``, an unpacked
-            # ``pkg-1.0/src/pkg/core.py``): the import path starts inside it
-            parts = parts[len(parts) - 1 - parts[::-1].index("src") :][1:]
+            # ``pkg-1.0/src/pkg/core.py``): the import path starts inside the last one
+            parts = parts[len(parts) - parts[::-1].index("src") :]
         elif parts and parts[0] == "lib":
             parts = parts[1:]
+        # nor is a folder whose name is no identifier imported (``jaconv-0.5.0/``, ``my-app/``)
+        unimportable = [i for i, part in enumerate(parts[:-1]) if not part.isidentifier()]
+        if unimportable:
+            parts = parts[unimportable[-1] + 1 :]
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
         return tuple(parts) or (p.stem,)

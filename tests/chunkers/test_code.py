@@ -131,11 +131,15 @@ def test_japanese_comment_is_kept_in_its_function_chunk(cart_py):
         ("pykakasi-2.3.0/src/pykakasi/kanji.py", "pykakasi.kanji.helper"),
         ("lib/pkg/sub/mod.py", "pkg.sub.mod.helper"),
         ("numpy/lib/utils.py", "numpy.lib.utils.helper"),
+        ("jaconv-0.5.0/jaconv/jaconv.py", "jaconv.jaconv.helper"),
+        ("my-app/api/views.py", "api.views.helper"),
         ("tools/run.py", "tools.run.helper"),
         ("setup.py", "setup.helper"),
     ],
 )
-def test_python_module_path_starts_inside_a_src_layout_and_strips_a_root_lib_and_init(path, title):
+def test_python_module_path_is_what_imports_it_inside_src_layouts_and_unimportable_folders(
+    path, title
+):
     chunks = chunk_file(path, "def helper(value):\n    return value * 2 + 1  # doubled plus one\n")
     assert [c.title for c in chunks] == [title]
 
