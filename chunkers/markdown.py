@@ -28,7 +28,9 @@ _ALT = re.compile(r"!\[([^\]]*)\]")
 #: manual's headings hold them: rendered, two near-ties there swapped places, no better or worse).
 _LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
-_CODE_SPAN = re.compile(r"(`+).+?\1")
+_BACKTICKS = re.compile(r"(`+)")
+#: Longer than any heading a person writes (a setext heading's paragraph, a generated line).
+HEADING_CHARS = 1000
 
 
 def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
@@ -51,15 +53,40 @@ def markdown_pieces(path: str, text: str, options: ChunkOptions) -> list[Piece]:
 def heading_text(raw: str) -> str:
     """A heading without the markup a reader does not see as words (pictures, tags, link
     targets): the breadcrumb of every chunk under it, embedded with each and shown above each
-    excerpt. A heading of pictures only keeps their alt text."""
-    pieces = _CODE_SPAN.split(raw)  # markup inside a code span is its content
-    spans = [m.group(0) for m in _CODE_SPAN.finditer(raw)]
-    outside = [_LINK.sub(r"\1", _TAG.sub("", _PICTURE.sub("", p))) for p in pieces[::2]]
-    text = "".join(o + (spans[i] if i < len(spans) else "") for i, o in enumerate(outside))
+    excerpt. A heading of pictures only keeps their alt text; one longer than any a person
+    writes (``HEADING_CHARS``) is kept as written."""
+    if len(raw) > HEADING_CHARS:
+        return " ".join(raw.split())
+    text = "".join(
+        piece if code else _LINK.sub(r"\1", _TAG.sub("", _PICTURE.sub("", piece)))
+        for piece, code in _code_spans(raw)
+    )
     text = " ".join(text.split())
     if not text:
         text = " ".join(" ".join(_ALT.findall(raw)).split())
     return text
+
+
+def _code_spans(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces, each a code span (markup inside one is its content) or not: a run of
+    backticks opens a span that the next run of the same length closes. One pass over the runs
+    (a regular expression that pairs them backtracks for seconds over a line of backticks)."""
+    parts = _BACKTICKS.split(text)  # text, run, text, run, ..., text
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(parts):
+        if i % 2 == 0:
+            out.append((parts[i], False))
+            i += 1
+            continue
+        close = next((j for j in range(i + 2, len(parts), 2) if parts[j] == parts[i]), None)
+        if close is None:
+            out.append((parts[i], False))
+            i += 1
+        else:
+            out.append(("".join(parts[i : close + 1]), True))
+            i = close + 1
+    return out
 
 
 def without_pictures(text: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from groundls.chunkers import Chunk, ChunkOptions, chunk_file, sentence_parts
 from groundls.chunkers.base import CHUNK_ID_RE
+from groundls.chunkers.markdown import HEADING_CHARS, heading_text
 from groundls.chunkers.packing import sentence_spans, table_key_values
 from groundls.chunkers.textrules import estimate_encoder_tokens
 
@@ -73,6 +74,15 @@ def test_markdown_heading_breadcrumb_leaves_out_badges_tags_and_link_targets() -
     first = next(c for c in chunks if c.breadcrumb == ("textlint-rule-max-ten",))
     assert "badge.svg" not in first.embed_text.splitlines()[0]
     assert first.text.startswith("# textlint-rule-max-ten [![")  # the source stays as written
+
+
+def test_markdown_heading_code_spans_pair_backtick_runs_of_one_length_and_a_long_line_stays() -> (
+    None
+):
+    assert heading_text("``a`[b](c)`` and [d](e)") == "``a`[b](c)`` and d"
+    assert heading_text("a `b [c](d)") == "a `b c"  # an unclosed run is a backtick
+    ticks = "`" * (HEADING_CHARS * 10)  # a line a regular expression would pair for seconds
+    assert heading_text(ticks) == ticks
 
 
 def test_markdown_hash_lines_inside_backtick_and_tilde_fences_are_not_headings() -> None:
