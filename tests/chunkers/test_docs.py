@@ -556,6 +556,15 @@ def test_html_tables_of_contents_and_navigation_headers_are_dropped() -> None:
     assert [c.title for c in chunks[1:]] == ["3.1. Kernel messages"]
 
 
+def test_html_text_after_the_last_tag_end_is_read_as_text_even_when_it_holds_lt_signs() -> None:
+    # after the page's last ">" no tag can end: ``<a <a …`` and ``x <y …`` stay text (the
+    # parser's search for each one's end grew with the square of their length: timed in
+    # BENCHMARKS.md, not here)
+    for tail in ("<a " * 3000, "x <y " * 2000):
+        chunk = chunk_file("docs/broken.html", "<h1>Notes</h1><p>" + tail)[0]
+        assert chunk.title == "Notes" and chunk.text.startswith("Notes\n\n" + tail[:20])
+
+
 def test_html_heading_permalinks_are_not_part_of_titles_or_text() -> None:
     page = (
         '<h1>4. Resources<a class="headerlink" href="#r" title="Permalink">¶</a></h1>\n'
