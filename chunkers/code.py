@@ -20,6 +20,7 @@ from .code_langs import (
     SPECS,
     compact,
     module_prefix,
+    parse_within,
     parser_for,
 )
 from .textrules import estimate_encoder_tokens
@@ -64,7 +65,7 @@ class _CodeChunker(DefinitionFinder):
         parser = parser_for(grammar)
         if parser is None:
             return None
-        tree = parser.parse(self.src)
+        tree = parse_within(parser, self.src)
         root = tree.root_node
         self.prefix = module_prefix(self.path, self.language, root)
         defs = self._collect(root.named_children, self.prefix, None, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from groundls.chunkers import MEMBERS, Chunk, ChunkOptions, chunk_file
+from groundls.chunkers import MEMBERS, Chunk, ChunkOptions, chunk_file, code_langs
 from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.chunkers.code import code_pieces
 
@@ -734,6 +734,21 @@ def test_an_extension_of_a_type_is_told_apart_from_its_definition():
         for path in ("src/Cart.cs", "src/Cart.Totals.cs")
     }
     assert kind == {"src/Cart.cs": {"class"}, "src/Cart.Totals.cs": {"extension"}}
+
+
+def test_a_parse_past_its_deadline_gives_line_windows_and_the_next_file_parses_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = "".join(
+        f'def add_{n}(a, b):\n    """Add {n} to the sum of a and b."""\n    return a + b + {n}\n\n\n'
+        for n in range(300)
+    )
+    monkeypatch.setattr(code_langs, "PARSE_SECONDS", -1.0)  # every deadline already passed
+    slow = chunk_file("src/calc.py", source)
+    assert slow and {c.text_type for c in slow} == {"window"}
+    monkeypatch.setattr(code_langs, "PARSE_SECONDS", 1.0)
+    whole = chunk_file("src/calc.py", source)  # the halted parser was reset
+    assert "calc.add_7" in {c.title for c in whole}
 
 
 def test_a_files_directives_alone_make_no_chunk_but_its_imports_do():
