@@ -6,6 +6,11 @@ from .base import ChunkOptions, Piece
 from .textrules import estimate_encoder_tokens
 
 
+def lines_title(start: int, end: int) -> str:
+    """The title of a window that has no name of its own: its lines."""
+    return f"lines {start}-{end}"
+
+
 def window_pieces(
     lines: list[str],
     options: ChunkOptions,
@@ -42,7 +47,7 @@ def window_pieces(
                 start_line=s,
                 end_line=e,
                 text=text,
-                title=title or f"lines {s}-{e}",
+                title=title or lines_title(s, e),
                 key=f"{key_prefix}:{len(pieces)}",
                 breadcrumb=breadcrumb,
                 text_type=text_type,

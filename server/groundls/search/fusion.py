@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from groundls.chunkers.windows import lines_title
 from groundls.results import Hit
 
 #: Reciprocal Rank Fusion's k for an English question (the RRF paper's and semble's) ...
@@ -78,13 +79,13 @@ def merge_adjacent(hits: list[Hit], gap: int = 2, max_lines: int = 80) -> list[H
                 first, second = (kept, hit) if kept.start_line <= hit.start_line else (hit, kept)
                 start, end = min(kept.start_line, hit.start_line), max(kept.end_line, hit.end_line)
                 # a window without a name of its own is titled by its lines: say the merged ones
-                untitled = kept.title == f"lines {kept.start_line}-{kept.end_line}"
+                untitled = kept.title == lines_title(kept.start_line, kept.end_line)
                 out[i] = replace(
                     kept,
                     start_line=start,
                     end_line=end,
                     text=first.text + "\n" + second.text,
-                    title=f"lines {start}-{end}" if untitled else kept.title,
+                    title=lines_title(start, end) if untitled else kept.title,
                 )
                 break
         else:
