@@ -170,6 +170,11 @@ def _places(hits: list[Hit], language: str) -> str:
     return _LOOK_TEXT[language].format(places=places) if places else ""
 
 
+def _not_said(excerpts: list[Excerpt], language: str) -> str:
+    """The answer "not found" after the model (``_NOT_SAID_TEXT``), with the excerpts' places."""
+    return _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
+
+
 #: A low-confidence search is answered only when at least this share of the question's words
 #: occur somewhere in the workspace (BENCHMARKS.md: answerable questions had 0.8-1.0 on the
 #: English sets, unanswerable ones 0.25-0.6).
@@ -608,7 +613,7 @@ class AnswerService:
             found = False
         if grounded_away and parsed.found:
             # everything it said rested on something the excerpts do not hold
-            answer_text = _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
+            answer_text = _not_said(excerpts, language)
             repairs["grounded_away"] = 1
 
         citations_out: list[Citation] = []
@@ -626,7 +631,7 @@ class AnswerService:
             # says: the model answered from outside the excerpts, so the workspace does not say
             # (seed 000 rule 1)
             found, citations_out = False, []
-            answer_text = _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
+            answer_text = _not_said(excerpts, language)
             repairs["unsupported"] = 1
         if (
             found
