@@ -93,7 +93,7 @@ def without_pictures(text: str) -> str:
     """``text`` without its pictures (see ``_PICTURE``), line for line: an excerpt as the answer
     model reads it. A README's badge line costs a small model's prompt a hundred tokens of URLs
     and says nothing."""
-    return _PICTURE.sub("", text) if "![" in text or "<img" in text.lower() else text
+    return _PICTURE.sub("", text)
 
 
 def _front_matter(lines: list[str]) -> tuple[int, str]:
