@@ -218,6 +218,20 @@ def estimate_encoder_tokens(text: str) -> int:
     return max(1, round(cjk / 2 + (len(text) - cjk) / 4))
 
 
+def head_within(text: str, tokens: int) -> str:
+    """The longest start of ``text`` whose :func:`estimate_encoder_tokens` is at most ``tokens``
+    (a text that fits is returned whole): what an encoder with a window of ``tokens`` reads of
+    it, cut at a character rather than inside a word piece it would never see."""
+    if len(text) <= tokens * 2 or estimate_encoder_tokens(text) <= tokens:
+        return text
+    # at most 4 characters a token: the head is no longer than that, then shrink by what it holds
+    head = text[: tokens * 4]
+    while len(head) > 1 and estimate_encoder_tokens(head) > tokens:
+        over = estimate_encoder_tokens(head) - tokens
+        head = head[: max(1, len(head) - max(1, over * 2))]
+    return head
+
+
 _CJK_ANY = re.compile(f"[{CJK_TEXT}]")
 
 

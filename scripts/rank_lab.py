@@ -11,6 +11,11 @@ minutes, while the searches themselves take seconds. This script opens the index
 
 ``--set MODULE.NAME=VALUE`` overrides a constant of ``groundls.search.MODULE`` (or of a dotted
 module path) for that run only: a quick way to try a variant before writing it as code.
+
+``--weights default`` ranks with the default list weights even where a workspace is calibrated
+(``groundls calibrate``); ``--lists e5+use`` keeps only those lists (by model: ``e5``, ``use``,
+``minilm``, ``static``, ``served``, or ``keyword`` for the keyword, phrase and definition lists),
+to set the full ranking beside its single lists.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from types import ModuleType
 from typing import Any
 
 from groundls.results import SearchFilters
+from groundls.search import calibration
+from groundls.search.fusion import RankedList
 from groundls.workspace import Workspace
 
 K = 10
@@ -66,6 +73,35 @@ def _override(assignment: str) -> None:
     setattr(module, const, ast.literal_eval(value))
 
 
+#: "default" (the default list weights) or "" (the workspace's own: calibrated when it is)
+WEIGHTS = ""
+#: the models whose lists are kept (empty: all), see ``--lists``
+KEEP: frozenset[str] = frozenset()
+
+
+def _model_of(list_name: str) -> str:
+    kind, _, rest = list_name.partition(":")
+    return rest.partition(":")[0] if kind == "vector" else "keyword"
+
+
+def _weigh(lists: Any, multipliers: dict[str, float]) -> list[RankedList]:
+    """``calibration.weigh`` for ``--lists``: every list not kept gets weight 0."""
+    return [
+        RankedList(r.name, r.weight if _model_of(r.name) in KEEP else 0.0, r.ids) for r in lists
+    ]
+
+
+def _configure(ws: Workspace) -> None:
+    if KEEP:
+        calibration.weigh = _weigh
+        every = {"*": 1.0}
+        ws.searcher.calibration = lambda: calibration.Calibration(
+            multipliers={kind: every for kind in calibration.KINDS}
+        )
+    elif WEIGHTS == "default":
+        ws.searcher.calibration = lambda: None
+
+
 def _hits(ws: Workspace, query: str) -> list[dict[str, object]]:
     found = ws.search(query, SearchFilters(k=K))
     return [{"path": h.path, "start_line": h.start_line, "end_line": h.end_line} for h in found]
@@ -86,6 +122,7 @@ def _mean_ndcg(
     """The mean score of ``queries`` searched in one index (None when the index is empty or
     stale: a model change dropped what the old model embedded)."""
     ws = Workspace.open(corpus, index_dir=index)
+    _configure(ws)
     try:
         if not ws.has_current_index:
             return None
@@ -160,7 +197,12 @@ def main() -> int:
     ap.add_argument("--sets", default="click,click-ja,ja", help=f"of {', '.join(SETS)}, mixed-ja")
     ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     ap.add_argument("--per-query", action="store_true")
+    ap.add_argument("--weights", choices=["default", "workspace"], default="workspace")
+    ap.add_argument("--lists", default="", help="keep only these lists, e.g. e5+use")
     args = ap.parse_args()
+    global WEIGHTS, KEEP
+    WEIGHTS = "default" if args.weights == "default" else ""
+    KEEP = frozenset(m for m in args.lists.split("+") if m)
     for assignment in args.set:
         _override(assignment)
     eval_dir = Path(args.shared).resolve() / "eval"
@@ -174,7 +216,7 @@ def main() -> int:
     if args.eval_work:
         sets = [s for s in args.sets.split(",") if s]
         row.update(public(Path(args.eval_work), eval_dir, sets, args.per_query))
-    label = " ".join(args.set) or "default"
+    label = " ".join([*args.set, *([f"lists={args.lists}"] if KEEP else [])]) or args.weights
     print(f"{label}: " + "  ".join(f"{n} {v:.3f}" for n, v in row.items()))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return 0

@@ -79,6 +79,36 @@ CONFIDENCE_LEVELS = ("high", "medium", "low", "none")
 
 
 @dataclass(frozen=True)
+class ListPlace:
+    """Where one ranked list placed a hit, and what that gave it in the fusion."""
+
+    #: the list: ``vector:e5`` (a space's nearest chunks), ``keyword``, ``definitions``, ...
+    name: str
+    #: its place in that list, from 1
+    rank: int
+    #: the list's weight in force for this question
+    weight: float
+    #: this list's part of the hit's fused score (0..1)
+    share: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a hit ranks where it does: the lists that found it and the signals that moved it."""
+
+    #: the weighted Reciprocal Rank Fusion score, before the signals
+    fused: float
+    lists: tuple[ListPlace, ...]
+    #: each ranking signal that moved the score, as its multiplier (``place``: 1.25)
+    signals: tuple[tuple[str, float], ...]
+    #: the final score (the hit's ``score``)
+    score: float
+    #: where the list weights came from: "calibrated" (this workspace's own questions, see
+    #: ``groundls calibrate``) or "default"
+    weights: str = "default"
+
+
+@dataclass(frozen=True)
 class SearchResult(Sequence[Hit]):
     """Ranked hits and how sure the search is about them (a sequence of its hits)."""
 
@@ -93,6 +123,8 @@ class SearchResult(Sequence[Hit]):
     coverage: float | None = None
     #: what the search could not use and why ("" = everything), e.g. a model server that is down
     notice: str = ""
+    #: why each hit ranks where it does, in the order of ``hits`` (asked for with ``explain``)
+    explanations: tuple[Explanation, ...] = ()
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

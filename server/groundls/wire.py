@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
 
-from groundls.results import Answer, Citation, Hit, IndexReport, SearchResult
+from groundls.results import Answer, Citation, Explanation, Hit, IndexReport, SearchResult
 
 
 class Locator(Protocol):
@@ -89,10 +89,29 @@ def hit_json(hit: Hit, folder: Locator | None = None, *, with_text: bool = False
     return out
 
 
-def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str, Any]:
-    """Hits with the search's confidence (``high``/``medium``/``low``/``none``) and its reason."""
+def explanation_json(explanation: Explanation) -> dict[str, Any]:
+    """Why a hit ranks where it does (see :class:`groundls.results.Explanation`); the same keys
+    for both faces."""
     return {
-        "hits": [hit_json(h, folder) for h in result],
+        "score": explanation.score,
+        "fused": explanation.fused,
+        "weights": explanation.weights,
+        "lists": [
+            {"list": p.name, "rank": p.rank, "weight": p.weight, "share": p.share}
+            for p in explanation.lists
+        ],
+        "signals": dict(explanation.signals),
+    }
+
+
+def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str, Any]:
+    """Hits with the search's confidence (``high``/``medium``/``low``/``none``) and its reason;
+    each hit with its ``explain`` when the search was asked to explain."""
+    hits = [hit_json(h, folder) for h in result]
+    for record, explanation in zip(hits, result.explanations, strict=False):
+        record["explain"] = explanation_json(explanation)
+    return {
+        "hits": hits,
         "confidence": result.confidence,
         ("confidence_reason" if folder is None else "confidenceReason"): result.reason,
         ("searched_as" if folder is None else "searchedAs"): result.searched_as,

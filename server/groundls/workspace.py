@@ -37,6 +37,8 @@ from groundls.results import (
     SearchResult,
     WorkspaceError,
 )
+from groundls.search import calibration as calibrating
+from groundls.search.calibration import Calibration, Calibrator
 from groundls.search.searcher import Searcher
 
 log = logging.getLogger("groundls")
@@ -92,7 +94,11 @@ class Workspace:
             fill_fraction=self.indexer.fill_fraction,
             unavailable=lambda: dict(self.indexer.unavailable),
             reached=self.indexer.want_first,
+            calibration=self.calibration,
         )
+        #: the stored calibration as last read: (the index's write_seq, it, whether in force)
+        self._calibration: tuple[str, Calibration | None, bool] = ("", None, False)
+        self._calibrator: Calibrator | None = None
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()
 
@@ -267,11 +273,14 @@ class Workspace:
         query: str,
         filters: SearchFilters | None = None,
         cancel: threading.Event | None = None,
+        *,
+        explain: bool = False,
     ) -> SearchResult:
         """Hybrid search: ranked hits and how sure the search is that they answer the query.
-        ``cancel`` stops it between steps (raises :class:`groundls.results.Cancelled`)."""
+        ``cancel`` stops it between steps (raises :class:`groundls.results.Cancelled`);
+        ``explain``: with why each hit ranks where it does (``SearchResult.explanations``)."""
         self.indexer.ensure_spaces()
-        return self.searcher.search(query, filters or SearchFilters(), cancel)
+        return self.searcher.search(query, filters or SearchFilters(), cancel, explain=explain)
 
     def similar(self, chunk_id: str, k: int = 10) -> list[Hit]:
         """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
@@ -307,6 +316,107 @@ class Workspace:
     def section_neighbours(self, hit: Hit) -> list[Hit]:
         """The supporting chunks beside ``hit`` in its section (seed 003's related chunks)."""
         return self.searcher.section_neighbours(hit)
+
+    # -- calibration -------------------------------------------------------------------------
+
+    def _filled_spaces(self) -> list[str]:
+        return [s for s in self.policy.all_spaces if self.store.has_chunks_in(s)]
+
+    def _stored_calibration(self) -> tuple[Calibration | None, bool]:
+        """The stored calibration and whether it is in force (it describes the index as it is;
+        read again only after the index changed)."""
+        seq = self.store.get_meta("write_seq") or ""
+        if self._calibration[0] != seq or not seq:
+            stored = Calibration.from_json(self.store.get_meta(calibrating.META_KEY))
+            fresh = stored is not None and stored.fresh(
+                self.store.chunk_count(), self._filled_spaces()
+            )
+            self._calibration = (seq, stored, fresh)
+        return self._calibration[1], self._calibration[2]
+
+    def calibration(self) -> Calibration | None:
+        """The list weights measured on this workspace, when they are in force (None: the
+        default weights; see :mod:`groundls.search.calibration`)."""
+        stored, fresh = self._stored_calibration()
+        return stored if fresh else None
+
+    def calibration_status(self) -> dict[str, Any]:
+        """What status shows: ``state`` (calibrated, stale, running, waiting: the deep tier is
+        not filled yet, none) and the weights in force with when they were measured."""
+        stored, fresh = self._stored_calibration()
+        if self._calibrator is not None:
+            state = "running"
+        elif fresh:
+            state = "calibrated"
+        elif stored is not None:
+            state = "stale"
+        else:
+            state = "none"
+        out: dict[str, Any] = {"state": state, "weights": "calibrated" if fresh else "default"}
+        if self._calibrator is not None:
+            out["progress"] = {
+                "written": self._calibrator.written,
+                "total": self._calibrator.total,
+            }
+        if stored is not None:
+            out.update(stored.summary())
+        return out
+
+    @property
+    def calibrating(self) -> bool:
+        """Whether a calibration is under way (see ``calibrate_step``)."""
+        return self._calibrator is not None
+
+    def calibration_due(self) -> bool:
+        """Whether a calibration should run now: none in force, a workspace of at least
+        ``MIN_CHUNKS`` chunks, the deep tier complete, and an answer model to write the
+        questions."""
+        if self.calibration() is not None or self.store.chunk_count() < calibrating.MIN_CHUNKS:
+            return False
+        filled, wanted = self.deep_status()
+        return filled >= wanted and self.answers.status()["mode"] == "llm"
+
+    def calibrate_step(self, cancel: threading.Event | None = None) -> bool:
+        """One question of a calibration (started on the first call); True when it is complete
+        and stored (then the search uses its weights)."""
+        if self._calibrator is None:
+            rows = self.store.chunk_texts()
+            self._calibrator = Calibrator(
+                rows,
+                calibrating.workspace_kinds(rows),
+                self.answers.write_question,
+                self._probe,
+                seed=len(rows),
+            )
+        calibrator = self._calibrator
+        calibrator.step(cancel)
+        if not calibrator.finished:
+            return False
+        result = calibrator.result(
+            self.store.chunk_count(), self._filled_spaces(), self.answers.model_name
+        )
+        self._calibrator = None
+        self.store.save_meta(calibrating.META_KEY, result.to_json())
+        self._calibration = ("", None, False)
+        log.info("calibrated %s: %s", self.root.name, result.summary())
+        return True
+
+    def calibrate(self, cancel: threading.Event | None = None) -> Calibration | None:
+        """A whole calibration now (``groundls calibrate``); None when cancelled."""
+        self._calibrator = None
+        while not self.calibrate_step(cancel):
+            if cancel is not None and cancel.is_set():
+                self._calibrator = None
+                return None
+        stored, _ = self._stored_calibration()
+        return stored
+
+    def _probe(self, question: str) -> Any:
+        """A question's candidate lists with the default weights and a ranking under given
+        multipliers (see ``Searcher.search``'s ``probe``)."""
+        box: list[Any] = []
+        self.searcher.search(question, SearchFilters(), probe=box)
+        return (box[0], box[1]) if box else None
 
     # -- answers -----------------------------------------------------------------------------
 

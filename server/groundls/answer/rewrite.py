@@ -59,7 +59,7 @@ def clean_reply(reply: str) -> str | None:
     return text
 
 
-def _first_line(pieces: Iterator[str]) -> str:
+def first_line(pieces: Iterator[str]) -> str:
     """The generated text up to its first line break; generation stops there (a query is one
     line, and what a small model adds after it is explanation)."""
     text = ""
@@ -125,7 +125,7 @@ class QueryRewriter:
             {"role": "user", "content": question},
         ]
         try:
-            reply = _first_line(
+            reply = first_line(
                 without_thinking(
                     model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
                 )

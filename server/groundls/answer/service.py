@@ -11,7 +11,16 @@ from dataclasses import asdict, replace
 from typing import Any, Protocol
 
 from groundls.answer import citations as cit
-from groundls.answer import followup, grounding, hygiene, model_files, passes, runtime, shared
+from groundls.answer import (
+    followup,
+    grounding,
+    hygiene,
+    model_files,
+    passes,
+    questions,
+    runtime,
+    shared,
+)
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -254,6 +263,13 @@ class AnswerService:
         cancelled or no usable reply; ``prose``: the workspace holds no code); see
         :mod:`groundls.answer.rewrite`."""
         return self._rewriter.english(self._model(), question, cancel, prose=prose)
+
+    def write_question(
+        self, passage: str, kind: str, cancel: threading.Event | None = None
+    ) -> str | None:
+        """A question in ``kind``'s language that ``passage`` answers, for calibration (None:
+        no model, busy or failed); see :mod:`groundls.answer.questions`."""
+        return questions.write_question(self._model(), passage, kind, cancel)
 
     @property
     def model_name(self) -> str:

@@ -26,7 +26,7 @@ from groundls.cli.common import (
 )
 from groundls.index import base as base_index
 from groundls.index.cluster import RayPlan, RayUnavailable
-from groundls.results import Hit
+from groundls.results import Explanation, Hit
 
 
 def register(sub: Any) -> None:
@@ -65,7 +65,22 @@ def register(sub: Any) -> None:
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", action="store_true", help="JSON lines {id, query} on stdin")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="for each hit, the lists that found it (rank, weight, share) and the signals that "
+        "moved it",
+    )
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "calibrate",
+        help="measure how much each ranked list counts in this workspace (fills the deep tier "
+        "first; the language server does it in the background)",
+    )
+    add_common(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("similar", help="chunks most similar to the chunk at PATH:LINE")
     add_common(p)
@@ -164,7 +179,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return serve(root, load_config(args), index_dir)
 
 
-def _print_hits(hits: Sequence[Hit]) -> None:
+def _print_hits(hits: Sequence[Hit], explanations: Sequence[Explanation] = ()) -> None:
     if not hits:
         print("no relevant results in this workspace")
         return
@@ -172,6 +187,58 @@ def _print_hits(hits: Sequence[Hit]) -> None:
         crumb = " > ".join(hit.breadcrumb) if hit.breadcrumb else hit.title
         print(f"{i:2}. {hit.path}:{hit.start_line}-{hit.end_line}  [{hit.kind}] {crumb}")
         print(f"      {hit.snippet}")
+        if i <= len(explanations):
+            _print_explanation(explanations[i - 1])
+    if explanations:
+        print(f"list weights: {explanations[0].weights}")
+
+
+def _print_explanation(why: Explanation) -> None:
+    """``score = fused x signals``, then each list's rank, weight and share of the fused score."""
+    moved = " ".join(f"{name} x{value:g}" for name, value in why.signals)
+    print(f"      score {why.score:.4f} = fused {why.fused:.4f}" + (f" x {moved}" if moved else ""))
+    for place in why.lists:
+        print(
+            f"        {place.name:<28} #{place.rank:<3} weight {place.weight:<6g}"
+            f" {place.share:6.1%}"
+        )
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    workspace = open_workspace(args)
+    try:
+        filled, wanted = workspace.deep_status()
+        if filled < wanted:
+            print(f"filling the deep tier first ({filled} of {wanted} vectors)", file=sys.stderr)
+            workspace.fill_deep()
+        if workspace.answers.status()["mode"] != "llm":
+            raise CliError(
+                "calibration needs the answer model to write questions: "
+                + (workspace.answers.status().get("notice") or "none is installed")
+            )
+        workspace.calibrate()
+        status = workspace.calibration_status()
+    finally:
+        workspace.close()
+    if args.json:
+        print(json.dumps(status, ensure_ascii=False, indent=2))
+    else:
+        _print_calibration(status)
+    return 0
+
+
+def _print_calibration(status: dict[str, Any]) -> None:
+    """The list weights in force and how they were measured (see groundls.search.calibration)."""
+    when = f", measured {status['created']} in {status['seconds']} s" if "created" in status else ""
+    print(f"list weights: {status['weights']} ({status['state']}{when})")
+    for kind, table in status.get("kinds", {}).items():
+        print(
+            f"  {kind} questions: {table['questions']}, power {table['power']:g}, source found "
+            f"at MRR {table['mrr_default']} with the default weights, {table['mrr_calibrated']} "
+            "with these"
+        )
+        weights = ", ".join(f"{name} x{value:g}" for name, value in table["multipliers"].items())
+        print(f"    {weights}")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -183,17 +250,19 @@ def cmd_search(args: argparse.Namespace) -> int:
                 sys.stdin,
                 sys.stdout,
                 ("query",),
-                lambda query: wire.search_json(workspace.search(query, filters)),
+                lambda query: wire.search_json(
+                    workspace.search(query, filters, explain=args.explain)
+                ),
             )
         if not args.query:
             raise CliError("search needs a QUERY (or --batch)")
-        result = workspace.search(" ".join(args.query), filters)
+        result = workspace.search(" ".join(args.query), filters, explain=args.explain)
     finally:
         workspace.close()
     if args.json:
         print(json.dumps(wire.search_json(result), ensure_ascii=False))
     else:
-        _print_hits(result)
+        _print_hits(result, result.explanations)
         if result:
             print(f"confidence: {result.confidence} ({result.reason})")
         if result.notice:
@@ -237,6 +306,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "answers": workspace.answers.status(),
             "sends_to": workspace.sends_to(),
             "base": workspace.base_status(),
+            "calibration": workspace.calibration_status(),
         }
     finally:
         workspace.close()
@@ -259,6 +329,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"answers: {answers['engine']} engine, {answers['model'] or 'no model'}: {state}{load}")
     if answers.get("notice"):
         print(f"  note: {answers['notice']}")
+    _print_calibration(out["calibration"])
     for note in out["sends_to"]:
         print(f"privacy: {note}")
     return 0

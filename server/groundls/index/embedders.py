@@ -23,11 +23,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from groundls.chunkers.textrules import head_within
 from groundls.index.static_model import StaticEmbedder
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 _MODELS_DIR = Path(__file__).parent.parent / "models"
+
+#: Tokens of a question a model reads when it says nothing of its own window (``query_tokens``):
+#: the window of the transformer models here. A question past it is a pasted file or log; a
+#: model would read it window by window (e5: a 40,000-character question took 55 s) and
+#: average the windows into a vector near nothing in particular.
+QUERY_TOKENS = 512
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -91,6 +98,8 @@ class MiniLMEmbedder:
 
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
+    #: its tokenizer truncates there
+    query_tokens = 256
 
     #: Texts per model call. Measured on 2 cores (BENCHMARKS.md, eighth session): 32 texts a
     #: call peaked at 1.6 GB (onnxruntime keeps the largest call's buffers) and ran slower than 2
@@ -375,7 +384,11 @@ class Embedders:
             return self._models[space]
 
     def query_vector(self, space: str, text: str) -> np.ndarray:
+        """A question's vector in ``space``, from as much of the question as the model reads
+        (its ``query_tokens``, else ``QUERY_TOKENS``): the cost of a question is bounded
+        however long it is."""
         model = self.get(space)
+        text = head_within(text, getattr(model, "query_tokens", QUERY_TOKENS))
         with self._lock:
             cached = self._queries.setdefault(space, CachedQueryEmbedder(model))
         return cached.embed_one(text)

@@ -260,6 +260,10 @@ class StoreReads:
     def _chunk_total(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM main.chunks").fetchone()[0])
 
+    def chunk_count(self) -> int:
+        """How many chunks the index holds."""
+        return self._chunk_total()
+
     def holds_code(self, schema: str = "main") -> bool:
         """Whether any indexed file is source code (a workspace of manuals and notes holds
         none)."""
@@ -282,6 +286,12 @@ class StoreReads:
             f"SELECT {_HIT_COLUMNS} FROM {self.CHUNKS} c WHERE c.id IN ({{ids}})", rowids
         )
         return {row[0]: _row_to_hit(row) for row in rows}
+
+    def chunk_texts(self, kinds: Sequence[str] = ("code", "doc")) -> list[tuple[int, str]]:
+        """(rowid, title and text) of every chunk of ``kinds``, in row order."""
+        marks = ",".join("?" * len(kinds))
+        sql = f"SELECT id, title || char(10) || text FROM {self.CHUNKS} WHERE kind IN ({marks})"
+        return [(int(r), str(t)) for r, t in self.conn.execute(sql + " ORDER BY id", kinds)]
 
     def file_paths(self) -> list[str]:
         """Every indexed file's workspace-relative path."""

@@ -126,6 +126,11 @@ class Store(StoreReads):
     def set_meta(self, key: str, value: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def save_meta(self, key: str, value: str) -> None:
+        """``set_meta`` in a transaction of its own (outside an index run's writes)."""
+        with transaction(self.conn):
+            self.set_meta(key, value)
+
     def ensure_space(self, info: SpaceInfo, parts: bool = False) -> bool:
         """Create the vector tables of a space; return True if older vectors were dropped.
 

@@ -124,10 +124,13 @@ class _Filtered:
 class SearchArgs(_Filtered):
     COMMAND: ClassVar[str] = SEARCH
     USAGE: ClassVar[str] = (
-        '{"query": "...", "k"?: 10, "paths"?: ["src/**"], "languages"?: [...], "kinds"?: [...]}'
+        '{"query": "...", "k"?: 10, "paths"?: ["src/**"], "languages"?: [...], "kinds"?: [...], '
+        '"explain"?: false}'
     )
 
     query: str
+    #: with each hit, the lists that found it and the signals that moved it
+    explain: bool = False
 
     def __post_init__(self) -> None:
         _not_blank("query", self.query)

@@ -106,7 +106,7 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
     folders = _all_folders(call)
     filters = replace(args.filters, k=args.filters.k or call.default_k)
     groups = [
-        (folder, folder.workspace.search(args.query, filters, call.cancel))
+        (folder, folder.workspace.search(args.query, filters, call.cancel, explain=args.explain))
         for folder in _ready_or_fail(folders)
         if folder.workspace is not None
     ]
@@ -116,8 +116,19 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
         key=lambda r: CONFIDENCE_LEVELS.index(r.confidence),
         default=SearchResult(),
     )
+    why = {
+        (folder.name, hit.chunk_id): explanation
+        for folder, result in groups
+        for hit, explanation in zip(result, result.explanations, strict=False)
+    }
+    records = []
+    for folder, hit in hits:
+        record = wire.hit_json(hit, folder)
+        if (folder.name, hit.chunk_id) in why:
+            record["explain"] = wire.camel(wire.explanation_json(why[folder.name, hit.chunk_id]))
+        records.append(record)
     return {
-        "hits": [wire.hit_json(h, f) for f, h in hits],
+        "hits": records,
         "confidence": surest.confidence,
         "confidenceReason": surest.reason,
         **_indexing_note(folders),
@@ -288,6 +299,8 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             # the shared base read in place (its file name, commit, files overlaid), or null
             entry["base"] = wire.camel(folder.workspace.base_status())
             entry["unavailableSpaces"] = folder.workspace.unavailable_spaces
+            # the list weights in force: measured on this workspace's own questions, or default
+            entry["calibration"] = wire.camel(folder.workspace.calibration_status())
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
         out.append(entry)

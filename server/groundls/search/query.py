@@ -22,6 +22,15 @@ _QUOTED = re.compile(
 )
 
 
+#: Characters of a query that are analysed at all: more than any list reads (an embedding
+#: model reads 256-512 tokens of it, the keyword lists ``MAX_TERMS`` terms). Agents paste whole
+#: files as queries; past this a query costs no more.
+MAX_QUERY_CHARS = 8_000
+#: Keyword terms of a query searched, the first ones it writes: a pasted file's thousands of
+#: terms made one FTS5 query that matched every chunk.
+MAX_TERMS = 64
+
+
 @dataclass(frozen=True)
 class Query:
     """A search query, analysed once for every ranking signal."""
@@ -54,7 +63,8 @@ class Query:
 
 
 def analyse(text: str) -> Query:
-    text = text.strip()
+    """What ``text`` asks, read from its first ``MAX_QUERY_CHARS`` characters."""
+    text = text.strip()[:MAX_QUERY_CHARS].strip()
     stripped = text.strip("`'\"")
     is_symbol = bool(_SYMBOL_QUERY.fullmatch(stripped)) and " " not in stripped
     identifiers: set[str] = set()
@@ -89,9 +99,9 @@ def analyse(text: str) -> Query:
         identifiers=frozenset(identifiers),
         names=frozenset(names),
         words=frozenset(words),
-        terms=tuple(query_terms(text)),
-        compounds=compounds(text),
-        phrases=quoted_phrases(text),
+        terms=tuple(query_terms(text)[:MAX_TERMS]),
+        compounds=compounds(text)[:MAX_TERMS],
+        phrases=quoted_phrases(text)[:MAX_TERMS],
         written=frozenset(written),
     )
 
@@ -109,8 +119,10 @@ def compounds(text: str) -> tuple[str, ...]:
 
 
 def latin_names(text: str) -> list[str]:
-    """The names a (Japanese) question writes in Latin letters, each once, sorted."""
-    return sorted(set(_LATIN_NAME.findall(text)))
+    """The names a (Japanese) question writes in Latin letters, each once, sorted (the first
+    ``MAX_TERMS`` it writes)."""
+    names = dict.fromkeys(_LATIN_NAME.findall(text[:MAX_QUERY_CHARS]))
+    return sorted(list(names)[:MAX_TERMS])
 
 
 def quoted_phrases(text: str) -> tuple[str, ...]:

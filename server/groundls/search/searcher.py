@@ -6,18 +6,28 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from groundls.chunkers.textrules import has_hiragana, is_cjk
+from groundls.chunkers.textrules import has_hiragana, head_within, is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embedders import Embedders, EmbedderUnavailable
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.store import Store
 from groundls.index.terms import index_terms, match_expression
-from groundls.results import Hit, SearchFilters, SearchResult, check_cancel
+from groundls.results import (
+    Explanation,
+    Hit,
+    ListPlace,
+    SearchFilters,
+    SearchResult,
+    check_cancel,
+)
+from groundls.search import calibration as calibrating
 from groundls.search import related as related_chunks
 from groundls.search import signals
+from groundls.search.calibration import Calibration
 from groundls.search.fusion import (
     RRF_K,
     RRF_K_CJK,
@@ -75,6 +85,10 @@ PLAINLY_JAPANESE = 0.15
 #: 0.521 -> 0.553, the rest the same; past 0.15 the Japanese manual in mixed-ja loses).
 JUDGE_MARGIN = 0.1
 
+#: Tokens of a question the answer model rewrites: a question, not a pasted file (the model
+#: would read all of it first, a minute for a long one).
+REWRITE_TOKENS = 256
+
 #: Passages read at first while looking for the nearest one in each language (then twice as many
 #: each time).
 _PEEK = 8
@@ -129,6 +143,7 @@ class Searcher:
         fill_fraction: Callable[[str], float] | None = None,
         unavailable: Callable[[], dict[str, str]] | None = None,
         reached: Callable[[str, list[int]], None] | None = None,
+        calibration: Callable[[], Calibration | None] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -141,6 +156,9 @@ class Searcher:
         self.reached = reached
         #: deep spaces that cannot be used now, and why (a model server that is down)
         self.unavailable = unavailable or dict
+        #: this workspace's measured list weights, when they are in force (see
+        #: groundls.search.calibration)
+        self.calibration = calibration or (lambda: None)
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
 
     @property
@@ -175,18 +193,27 @@ class Searcher:
         them)."""
         if self.rewrite is None:
             return None
-        text = self.rewrite(q.text, cancel)
+        text = self.rewrite(head_within(q.text, REWRITE_TOKENS), cancel)
         check_cancel(cancel)
         return analyse(text) if text else None
 
     def search(
-        self, query: str, filters: SearchFilters, cancel: threading.Event | None = None
+        self,
+        query: str,
+        filters: SearchFilters,
+        cancel: threading.Event | None = None,
+        *,
+        explain: bool = False,
+        probe: list[Any] | None = None,
     ) -> SearchResult:
         """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure.
 
         ``cancel`` is looked at between steps (the rewrite, each space's query vector and
         nearest chunks, the keyword lists, the ranking): a cancelled search raises
-        :class:`Cancelled` instead of finishing its work."""
+        :class:`Cancelled` instead of finishing its work. ``explain``: say for each hit which
+        lists found it and which signals moved it (``SearchResult.explanations``). ``probe``
+        (calibration): receives the candidate lists with the default weights and a function
+        that ranks them under given multipliers, and the search applies no calibration."""
         q = asked = analyse(query)
         if not q.text:
             return SearchResult()
@@ -237,12 +264,23 @@ class Searcher:
         defined, exact = self._definitions(q, filters, candidates, keyword_weight, found)
         # an English question, or a Japanese one's English rewrite, is a whole question in words
         whole = q.script == "latin" or english is not None
-        ranking = self._rank(
-            q, found.lists, defined, exact, max(candidates, k * 8), whole, unlikely
-        )
+        depth = max(candidates, k * 8)
+        if probe is not None:
+
+            def rerank(multipliers: dict[str, float]) -> list[int]:
+                weighed = calibrating.weigh(found.lists, multipliers)
+                ranked = self._rank(q, weighed, defined, exact, depth, whole, unlikely)
+                return ranked[1] if ranked is not None else []
+
+            probe += [list(found.lists), rerank]
+            multipliers: dict[str, float] = {}
+        else:
+            multipliers = self._multipliers(asked)
+        lists = calibrating.weigh(found.lists, multipliers) if multipliers else found.lists
+        ranking = self._rank(q, lists, defined, exact, depth, whole, unlikely)
         if ranking is None:
             return SearchResult()
-        scores, ordered, hits, symbols = ranking
+        scores, ordered, hits, symbols, moved = ranking
         self._hand_over(lacking, ordered)
         ranked = [r for r in ordered if r in hits and filters.path_ok(hits[r].path)]
         kept = self._located([_scored(hits[r], scores[r]) for r in ranked], k)
@@ -264,6 +302,7 @@ class Searcher:
         notice = "; ".join(
             f"searched without the {space} vectors: {why}" for space, why in found.missing.items()
         )
+        weights = "calibrated" if multipliers else "default"
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
@@ -271,7 +310,19 @@ class Searcher:
             english.text if english is not None else "",
             coverage,
             notice,
+            _explained(
+                kept, hits, lists, scores, moved, RRF_K_CJK if q.script == "cjk" else RRF_K, weights
+            )
+            if explain
+            else (),
         )
+
+    def _multipliers(self, q: Query) -> dict[str, float]:
+        """The calibrated multipliers of this kind of question's list weights ({}: the defaults,
+        for a bare symbol, or when the workspace is not calibrated or has changed since)."""
+        kind = calibrating.question_kind(q)
+        table = self.calibration() if kind is not None else None
+        return dict(table.multipliers.get(kind, {})) if table is not None and kind else {}
 
     def _weigh_partial_spaces(self, found: _Evidence) -> dict[str, list[int]]:
         """A deep space still being filled: its lists count as much as it holds of this
@@ -574,9 +625,15 @@ class Searcher:
         depth: int,
         whole: bool = True,
         unlikely: str | None = None,
-    ) -> tuple[dict[int, float], list[int], dict[int, Hit], dict[int, str]] | None:
+    ) -> (
+        tuple[
+            dict[int, float], list[int], dict[int, Hit], dict[int, str], dict[int, dict[str, float]]
+        ]
+        | None
+    ):
         """The lists fused, the first ``depth`` candidates scored by the ranking signals and
-        sorted: (scores, order, hits, symbol of each). None when no list found anything."""
+        sorted: (scores, order, hits, symbol of each, the signals that moved each). None when
+        no list found anything."""
         scores = rrf(lists, RRF_K_CJK if q.script == "cjk" else RRF_K)
         if not scores:
             return None
@@ -590,9 +647,10 @@ class Searcher:
             rowid: "" if rowid in hits and hits[rowid].text_type == "extension" else symbol
             for rowid, symbol in self.store.symbols_by_rowid(ordered).items()
         } | defined
+        moved: dict[int, dict[str, float]] = {}
         for rowid in ordered:
             if rowid in hits:
-                scores[rowid] *= signals.multiplier(
+                factors = signals.factors(
                     q,
                     hits[rowid],
                     symbols.get(rowid, ""),
@@ -601,12 +659,19 @@ class Searcher:
                     superseded=superseded,
                 )
                 if unlikely is not None and signals.passage_language(hits[rowid]) == unlikely:
-                    scores[rowid] *= signals.OTHER_LANGUAGE
+                    factors["other_language"] = signals.OTHER_LANGUAGE
+                for value in factors.values():
+                    scores[rowid] *= value
+                moved[rowid] = factors
+        before = {r: scores[r] for r in ordered}
         signals.coherence(
             scores, {r: hits[r].path for r in ordered if r in hits and hits[r].kind == "code"}
         )
+        for rowid, score in before.items():
+            if score and scores[rowid] != score and rowid in moved:
+                moved[rowid]["coherence"] = scores[rowid] / score
         ordered.sort(key=scores.__getitem__, reverse=True)
-        return scores, ordered, hits, symbols
+        return scores, ordered, hits, symbols, moved
 
     def _located(self, scored: list[Hit], k: int) -> list[Hit]:
         """The first ``k`` places to show: neighbouring chunks merged, a doc hit widened to its
@@ -693,6 +758,59 @@ class Searcher:
             ):
                 out.append(near)
         return out
+
+
+def _explained(
+    kept: Sequence[Hit],
+    hits: Mapping[int, Hit],
+    lists: Sequence[RankedList],
+    scores: Mapping[int, float],
+    moved: Mapping[int, Mapping[str, float]],
+    k: int,
+    weights: str,
+) -> tuple[Explanation, ...]:
+    """Why each kept hit ranks where it does: the lists that placed its chunk (rank, weight, and
+    their part of its fused score, ``weight / (k + rank)`` each) and the signals that moved it."""
+    rowids = {hit.chunk_id: rowid for rowid, hit in hits.items()}
+    places = [(ranked, {r: i for i, r in enumerate(ranked.ids, start=1)}) for ranked in lists]
+    out = []
+    for hit in kept:
+        rowid = rowids.get(hit.chunk_id)
+        found = [
+            (ranked, rank[rowid]) for ranked, rank in places if ranked.weight > 0 and rowid in rank
+        ]
+        fused = sum(ranked.weight / (k + place) for ranked, place in found)
+        out.append(
+            Explanation(
+                fused=round(fused, 6),
+                lists=tuple(
+                    ListPlace(
+                        ranked.name,
+                        place,
+                        round(ranked.weight, 4),
+                        round(ranked.weight / (k + place) / fused, 3) if fused else 0.0,
+                    )
+                    for ranked, place in sorted(
+                        found, key=lambda pair: -pair[0].weight / (k + pair[1])
+                    )
+                ),
+                signals=_moved_by(hit, moved.get(rowid, {}), scores.get(rowid)),
+                score=hit.score,
+                weights=weights,
+            )
+        )
+    return tuple(out)
+
+
+def _moved_by(
+    hit: Hit, factors: Mapping[str, float], ranked: float | None
+) -> tuple[tuple[str, float], ...]:
+    """The signals that moved a hit, and ``spread``: what showing it after better hits of the
+    same place took off its ranked score."""
+    out = [(name, round(value, 3)) for name, value in factors.items()]
+    if ranked and abs(hit.score - ranked) > 1e-6:
+        out.append(("spread", round(hit.score / ranked, 3)))
+    return tuple(out)
 
 
 def _verdict(near: Mapping[str, float]) -> str | None:

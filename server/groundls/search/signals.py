@@ -230,32 +230,52 @@ def multiplier(
     whole: bool = True,
     superseded: Collection[str] = (),
 ) -> float:
-    """The product of the per-chunk signals for one candidate (``other_case``: whether a
-    definition of a queried name in another case counts, i.e. none is spelled as asked;
-    ``whole``: whether the query's words are a whole question, see :func:`place_matches`;
-    ``superseded``: the workspace's older version folders, see :func:`superseded_versions`)."""
-    factor = 1.0
+    """The product of the per-chunk signals for one candidate (see :func:`factors`)."""
+    product = 1.0
+    for value in factors(
+        query, hit, symbol, other_case=other_case, whole=whole, superseded=superseded
+    ).values():
+        product *= value
+    return product
+
+
+def factors(
+    query: Query,
+    hit: Hit,
+    symbol: str,
+    *,
+    other_case: bool = True,
+    whole: bool = True,
+    superseded: Collection[str] = (),
+) -> dict[str, float]:
+    """The per-chunk signals for one candidate that move its score, by name (``other_case``:
+    whether a definition of a queried name in another case counts, i.e. none is spelled as
+    asked; ``whole``: whether the query's words are a whole question, see
+    :func:`place_matches`; ``superseded``: the workspace's older version folders, see
+    :func:`superseded_versions`)."""
+    out: dict[str, float] = {}
     if symbol and symbol in query.names:
-        factor *= DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
+        factor = DEFINES_QUERIED_SYMBOL if query.is_symbol else DEFINES_MENTIONED_SYMBOL
         if not qualified_as_asked(query, hit, symbol):
             # ``Router::route`` asked, ``PathRouter::route`` found: a namesake, one step weaker
             factor /= DEFINES_QUERIED_SYMBOL / DEFINES_MENTIONED_SYMBOL
+        out["defines"] = factor
     elif other_case and symbol and symbol.lower() in query.identifiers:
         # same name in another case (``serialize`` for ``Serialize``): a weaker hint
-        factor *= DEFINES_MENTIONED_SYMBOL
+        out["defines"] = DEFINES_MENTIONED_SYMBOL
     if whole or not is_cjk(" ".join(hit.breadcrumb)):
         # a Japanese question's words are its Latin fragments only (``Debian``, ``CORS``): they
         # can name a file (``cors.py``), but among Japanese headings they would favour each one
         # that carries the workspace's own name while the question's Japanese words take no part
-        factor *= 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
+        out["place"] = 1.0 + PLACE_WORD * min(place_matches(query, hit), PLACE_WORDS_MAX)
     if named_whole(query, hit):
-        factor *= 1.0 + NAMED_WHOLE
+        out["named_whole"] = 1.0 + NAMED_WHOLE
     if not (query.words & _ASKS_FOR_NOISE):
         # a question that names a version folder (``v1``) asks for that version
         asked = set(query.terms)
         older = [f for f in superseded if PurePosixPath(f).name.lower() not in asked]
-        factor *= noise(hit.path, older)
-    return factor
+        out["restates"] = noise(hit.path, older)
+    return {name: value for name, value in out.items() if value != 1.0}
 
 
 def passage_language(hit: Hit) -> str:

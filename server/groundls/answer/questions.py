@@ -1,0 +1,45 @@
+"""Questions a passage answers, written by the local answer model for calibration.
+
+The ranking measures how well each of its lists finds a chunk from a question asked about it
+(see :mod:`groundls.search.calibration`). The questions must read as a user's: in the language
+the user asks in, in everyday words rather than the passage's own headings and names (a reader
+who had the passage's words would not need to ask). One short line out, a few seconds each.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from groundls.answer.rewrite import first_line
+from groundls.answer.thinking import without_thinking
+
+_LANGUAGES = {"ja": "Japanese", "en": "English"}
+
+INSTRUCTION = (
+    "Write one question that a user of this project could ask and that the passage answers. "
+    "Write it in {language}, as someone who has not read the passage would ask it: in your own "
+    "everyday words, not the passage's headings, names or phrases. Reply with the question only."
+)
+MAX_TOKENS = 60
+
+
+def write_question(
+    model: Any, passage: str, kind: str, cancel: threading.Event | None = None
+) -> str | None:
+    """A question in ``kind``'s language ("ja" or "en") that ``passage`` answers, as the model
+    wrote it (its first line); None without a model, while it answers a user, or on failure."""
+    if model is None or getattr(model, "busy", False):
+        return None
+    messages = [
+        {"role": "system", "content": INSTRUCTION.format(language=_LANGUAGES[kind])},
+        {"role": "user", "content": passage},
+    ]
+    try:
+        return first_line(
+            without_thinking(
+                model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+            )
+        )
+    except Exception:  # noqa: BLE001 - a broken model leaves the default weights in force
+        return None
