@@ -91,8 +91,40 @@ def _weigh(lists: Any, multipliers: dict[str, float]) -> list[RankedList]:
     ]
 
 
+#: ``--agreement``: the query-time reliability design measured beside calibration
+AGREEMENT = False
+TOP, NEAR = 5, 20
+
+
+def _agreement(lists: Any, multipliers: dict[str, float]) -> list[RankedList]:
+    """Each list weighted by how many of its first ``TOP`` the other models' lists also hold
+    among their first ``NEAR``, relative to the mean over lists: ``(1 + a) / (1 + mean a)``."""
+    live = [r for r in lists if r.weight > 0 and r.ids]
+    shares = {}
+    for r in live:
+        others = set()
+        for o in live:
+            if _model_of(o.name) != _model_of(r.name):
+                others.update(o.ids[:NEAR])
+        top = list(r.ids[:TOP])
+        shares[r.name] = sum(1 for i in top if i in others) / len(top)
+    mean_a = sum(shares.values()) / len(shares) if shares else 0.0
+    return [
+        RankedList(r.name, r.weight * (1 + shares[r.name]) / (1 + mean_a), r.ids)
+        if r.name in shares
+        else r
+        for r in lists
+    ]
+
+
 def _configure(ws: Workspace) -> None:
-    if KEEP:
+    if AGREEMENT:
+        calibration.weigh = _agreement
+        every = {"*": 1.0}
+        ws.searcher.calibration = lambda: calibration.Calibration(
+            multipliers={kind: every for kind in calibration.KINDS}
+        )
+    elif KEEP:
         calibration.weigh = _weigh
         every = {"*": 1.0}
         ws.searcher.calibration = lambda: calibration.Calibration(
@@ -199,8 +231,10 @@ def main() -> int:
     ap.add_argument("--per-query", action="store_true")
     ap.add_argument("--weights", choices=["default", "workspace"], default="workspace")
     ap.add_argument("--lists", default="", help="keep only these lists, e.g. e5+use")
+    ap.add_argument("--agreement", action="store_true", help="weigh lists by their agreement")
     args = ap.parse_args()
-    global WEIGHTS, KEEP
+    global WEIGHTS, KEEP, AGREEMENT
+    AGREEMENT = args.agreement
     WEIGHTS = "default" if args.weights == "default" else ""
     KEEP = frozenset(m for m in args.lists.split("+") if m)
     for assignment in args.set:
@@ -216,7 +250,10 @@ def main() -> int:
     if args.eval_work:
         sets = [s for s in args.sets.split(",") if s]
         row.update(public(Path(args.eval_work), eval_dir, sets, args.per_query))
-    label = " ".join([*args.set, *([f"lists={args.lists}"] if KEEP else [])]) or args.weights
+    label = " ".join(
+        [*args.set, *([f"lists={args.lists}"] if KEEP else []), *(["agreement"] * AGREEMENT)]
+    )
+    label = label or args.weights
     print(f"{label}: " + "  ".join(f"{n} {v:.3f}" for n, v in row.items()))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return 0

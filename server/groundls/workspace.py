@@ -401,13 +401,21 @@ class Workspace:
         log.info("calibrated %s: %s", self.root.name, result.summary())
         return True
 
-    def calibrate(self, cancel: threading.Event | None = None) -> Calibration | None:
-        """A whole calibration now (``groundls calibrate``); None when cancelled."""
+    def calibrate(
+        self,
+        cancel: threading.Event | None = None,
+        on_step: Callable[[int, int], None] | None = None,
+    ) -> Calibration | None:
+        """A whole calibration now (``groundls calibrate``; ``on_step``: told the questions
+        done and in all after each one); None when cancelled."""
         self._calibrator = None
         while not self.calibrate_step(cancel):
             if cancel is not None and cancel.is_set():
                 self._calibrator = None
                 return None
+            if on_step is not None and self._calibrator is not None:
+                done = self._calibrator.written + self._calibrator.failed
+                on_step(done, self._calibrator.total)
         stored, _ = self._stored_calibration()
         return stored
 

@@ -159,6 +159,23 @@ async def test_search_returns_relative_paths_with_zero_based_lsp_ranges(session:
         assert set(hit) >= {"kind", "title", "breadcrumb", "snippet", "score"}
 
 
+async def test_search_explains_each_hit_when_asked_and_only_then(session: Session) -> None:
+    asked = {"query": "sales tax rate", "k": 3}
+    plain = await command(session, "groundls.search", asked)
+    assert all("explain" not in hit for hit in plain["hits"])
+    result = await command(session, "groundls.search", {**asked, "explain": True})
+    assert [h["chunkId"] for h in result["hits"]] == [h["chunkId"] for h in plain["hits"]]
+    for hit in result["hits"]:
+        why = hit["explain"]
+        assert why["weights"] in ("default", "calibrated")
+        assert why["score"] == pytest.approx(hit["score"], abs=1e-3)
+        assert why["lists"] and {"list", "rank", "weight", "share"} <= set(why["lists"][0])
+        assert sum(p["share"] for p in why["lists"]) == pytest.approx(1.0, abs=0.01)
+    status = await command(session, "groundls.status", {})
+    # a small workspace keeps the default weights, and says so
+    assert status["folders"][0]["calibration"]["weights"] == "default"
+
+
 async def test_search_in_japanese_finds_the_japanese_note(session: Session) -> None:
     query = "年次有給休暇は何日付与されますか"
     result = await command(session, "groundls.search", {"query": query})

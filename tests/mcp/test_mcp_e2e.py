@@ -88,6 +88,37 @@ async def test_search_finds_the_retry_function_with_a_confidence(client: Client)
     assert not any(h["path"].startswith("/") for h in hits)
 
 
+async def test_search_explains_why_each_hit_ranks_there_as_the_command_line_does(
+    client: Client, workspace: tuple[Path, Path]
+) -> None:
+    root, index_dir = workspace
+    query = "upload with retry"
+    result = await client.call_tool("search", {"query": query, "k": 3, "explain": True})
+    assert "list weights: default" in _text(result) and "fused" in _text(result)
+    hits = result.structured_content["hits"]
+    cli = subprocess.run(
+        [
+            *CLI,
+            "search",
+            "--json",
+            "--explain",
+            "-k",
+            "3",
+            "--workspace",
+            str(root),
+            "--index-dir",
+            str(index_dir),
+            query,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    expected = json.loads(cli.stdout)["hits"]
+    assert [h["explain"] for h in hits] == [h["explain"] for h in expected]
+    assert hits[0]["explain"]["lists"][0]["rank"] >= 1
+
+
 async def test_search_through_mcp_ranks_as_the_command_line_does(
     client: Client, workspace: tuple[Path, Path]
 ) -> None:

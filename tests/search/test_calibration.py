@@ -39,7 +39,10 @@ def test_the_best_list_keeps_its_weight_and_one_that_never_found_a_source_keeps_
 
 
 def test_a_reply_is_a_question_only_in_the_language_asked_for_and_of_a_questions_length():
-    assert cal.clean_question("質問: 署名の鍵はどう指定する？\n説明…", "ja") == "署名の鍵はどう指定する？"
+    assert (
+        cal.clean_question("質問: 署名の鍵はどう指定する？\n説明…", "ja")
+        == "署名の鍵はどう指定する？"
+    )
     assert cal.clean_question("How do I pick the signing key?", "ja") is None
     assert cal.clean_question("署名の鍵はどう指定する？", "en") is None
     assert cal.clean_question("Why?", "en") is None
@@ -168,7 +171,9 @@ def test_stored_weights_are_in_force_and_said_so_until_the_workspace_changes_a_l
     assert weights["keyword"] == pytest.approx(keyword.weight * 0.25)
     # a bare name keeps the default weights whatever the calibration says
     assert workspace.search("parse_bucket_url", explain=True).explanations[0].weights == "default"
-    stale = cal.Calibration(multipliers={"en": {"keyword": 0.25}}, chunks=10_000, spaces=table.spaces)
+    stale = cal.Calibration(
+        multipliers={"en": {"keyword": 0.25}}, chunks=10_000, spaces=table.spaces
+    )
     workspace.store.save_meta(cal.META_KEY, stale.to_json())
     workspace._calibration = ("", None, False)
     assert workspace.calibration_status()["state"] == "stale"

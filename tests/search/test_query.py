@@ -49,3 +49,50 @@ def test_a_katakana_word_of_four_letters_or_more_loses_its_final_long_vowel_mark
 def test_a_questions_katakana_words_are_searched_by_their_stem():
     # the stem's bigrams occur in サーバ and in サーバー alike; バー would also match バージョン
     assert analyse("サーバーの設定").terms == ("サー", "ーバ", "バの", "の設", "設定")
+
+
+def test_a_pasted_file_is_read_only_as_far_as_the_lists_can_use_it():
+    from groundls.search.query import MAX_QUERY_CHARS, MAX_TERMS, latin_names
+
+    pasted = " ".join(f"word{i} Name{i}Thing 'quoted phrase {i}'" for i in range(100_000))
+    q = analyse(pasted)
+    assert len(q.text) <= MAX_QUERY_CHARS
+    assert len(q.terms) == MAX_TERMS and q.terms[0] == "word0"
+    assert len(q.compounds) <= MAX_TERMS and len(q.phrases) <= MAX_TERMS
+    assert len(latin_names(pasted)) == MAX_TERMS
+
+
+def test_an_encoder_reads_the_head_of_a_long_text_that_fits_its_window():
+    from groundls.chunkers.textrules import estimate_encoder_tokens, head_within
+
+    short = "ログレベルはどこで変更しますか"
+    assert head_within(short, 512) == short
+    for text in ("日本語の文章です。" * 20_000, "English words here. " * 20_000):
+        head = head_within(text, 512)
+        assert text.startswith(head)
+        assert 500 <= estimate_encoder_tokens(head) <= 512
+
+
+def test_each_model_embeds_only_as_much_of_a_question_as_its_window_holds():
+    from groundls.index.embedders import QUERY_TOKENS, Embedders
+    from tests.helpers.fakes import FakeEmbedder
+
+    class Recording(FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__("recording", 8)
+            self.seen: list[str] = []
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            self.seen += list(texts)
+            return super().embed(texts)
+
+    class Windowed(Recording):
+        query_tokens = 16
+
+    windowed, plain = Windowed(), Recording()  # the second says nothing of its window
+    models = Embedders({"a": windowed, "b": plain})
+    question = "a long pasted question " * 10_000
+    models.query_vector("a", question)
+    models.query_vector("b", question)
+    assert question.startswith(windowed.seen[0]) and len(windowed.seen[0]) <= 16 * 4
+    assert question.startswith(plain.seen[0]) and len(plain.seen[0]) <= QUERY_TOKENS * 4

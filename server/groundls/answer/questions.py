@@ -9,9 +9,9 @@ who had the passage's words would not need to ask). One short line out, a few se
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
-from groundls.answer.rewrite import first_line
 from groundls.answer.thinking import without_thinking
 
 _LANGUAGES = {"ja": "Japanese", "en": "English"}
@@ -21,7 +21,27 @@ INSTRUCTION = (
     "Write it in {language}, as someone who has not read the passage would ask it: in your own "
     "everyday words, not the passage's headings, names or phrases. Reply with the question only."
 )
-MAX_TOKENS = 60
+MAX_TOKENS = 48
+#: A question ends at its question mark: generation stops there (what a small model adds after
+#: it is an answer or a second question, seconds of generation on 2 cores).
+_ENDS = ("?", "？", "\n")
+
+
+def _first_question(pieces: Iterator[str]) -> str:
+    """The generated text up to its first question mark or line break (leading blanks aside)."""
+    text = ""
+    try:
+        for piece in pieces:
+            text += piece
+            body = text.lstrip()
+            if any(end in body for end in _ENDS):
+                cut = min(body.index(end) for end in _ENDS if end in body)
+                return body[: cut + 1].strip()
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+    return text.strip()
 
 
 def write_question(
@@ -36,7 +56,7 @@ def write_question(
         {"role": "user", "content": passage},
     ]
     try:
-        return first_line(
+        return _first_question(
             without_thinking(
                 model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
             )

@@ -216,7 +216,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 "calibration needs the answer model to write questions: "
                 + (workspace.answers.status().get("notice") or "none is installed")
             )
-        workspace.calibrate()
+        quiet = args.json
+
+        def step(done: int, total: int) -> None:
+            if not quiet:
+                print(f"\rcalibrating: question {done} of {total}", end="", file=sys.stderr)
+
+        workspace.calibrate(on_step=step)
+        if not quiet:
+            print(file=sys.stderr)
         status = workspace.calibration_status()
     finally:
         workspace.close()

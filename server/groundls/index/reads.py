@@ -288,9 +288,9 @@ class StoreReads:
         return {row[0]: _row_to_hit(row) for row in rows}
 
     def chunk_texts(self, kinds: Sequence[str] = ("code", "doc")) -> list[tuple[int, str]]:
-        """(rowid, title and text) of every chunk of ``kinds``, in row order."""
+        """(rowid, text) of every chunk of ``kinds``, in row order."""
         marks = ",".join("?" * len(kinds))
-        sql = f"SELECT id, title || char(10) || text FROM {self.CHUNKS} WHERE kind IN ({marks})"
+        sql = f"SELECT id, text FROM {self.CHUNKS} WHERE kind IN ({marks})"
         return [(int(r), str(t)) for r, t in self.conn.execute(sql + " ORDER BY id", kinds)]
 
     def file_paths(self) -> list[str]:

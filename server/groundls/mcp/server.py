@@ -221,12 +221,16 @@ def create_server(engine: Engine) -> MCPServer:
         ] = None,
         languages: Annotated[list[str] | None, Field(description="e.g. ['python']")] = None,
         kinds: Annotated[list[str] | None, Field(description=f"any of {', '.join(KINDS)}")] = None,
+        explain: Annotated[
+            bool,
+            Field(description="with each hit, the ranked lists that found it and the signals"),
+        ] = False,
     ) -> Annotated[CallToolResult, text.SearchRecord]:
         """Hybrid search (meaning + keywords + definitions) over the workspace's code and docs.
         Returns ranked places (path:lines, title, snippet, chunk id) and how sure it is."""
         query = _text(query, "query")
         filters = _filters(k, paths, languages, kinds)
-        result = await _run(engine, lambda ws: ws.search(query, filters))
+        result = await _run(engine, lambda ws: ws.search(query, filters, explain=explain))
         return _result(text.search_text(result), text.search_record(result))
 
     @server.tool(annotations=read_only)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
+from groundls import wire
 from groundls.index import base as base_index
 from groundls.results import Answer, Hit, SearchResult
 
@@ -18,6 +19,21 @@ CONFIDENCE_MEANING = (
     "the top hit; medium = some evidence; low = weak evidence, check before relying on it; "
     "none = nothing relevant was found."
 )
+
+
+class ListPlaceRecord(TypedDict):
+    list: str
+    rank: int
+    weight: float
+    share: float
+
+
+class ExplainRecord(TypedDict):
+    score: float
+    fused: float
+    weights: str
+    lists: list[ListPlaceRecord]
+    signals: dict[str, float]
 
 
 class HitRecord(TypedDict):
@@ -29,6 +45,7 @@ class HitRecord(TypedDict):
     language: str
     chunk_id: str
     snippet: str
+    explain: NotRequired[ExplainRecord]
 
 
 class SearchRecord(TypedDict):
@@ -96,14 +113,27 @@ def search_text(result: SearchResult) -> str:
     if not result.hits:
         return "no results (confidence: none)" + note
     head = f"confidence: {result.confidence}" + (f" ({result.reason})" if result.reason else "")
-    return head + note + "\n" + hits_text(result.hits)
+    if not result.explanations:
+        return head + note + "\n" + hits_text(result.hits)
+    lines = [head + note, f"list weights: {result.explanations[0].weights}"]
+    for n, (hit, why) in enumerate(zip(result.hits, result.explanations, strict=False), 1):
+        lines.append(hits_text([hit]).replace("1. ", f"{n}. ", 1))
+        moved = " ".join(f"{name} x{value:g}" for name, value in why.signals)
+        lines.append(
+            f"   score {why.score:.4f} = fused {why.fused:.4f}" + (f" x {moved}" if moved else "")
+        )
+        lines += [f"   {p.name} #{p.rank} weight {p.weight:g} ({p.share:.0%})" for p in why.lists]
+    return "\n".join(lines)
 
 
 def search_record(result: SearchResult) -> SearchRecord:
+    hits = [hit_record(h) for h in result.hits]
+    for record, why in zip(hits, result.explanations, strict=False):
+        record["explain"] = wire.explanation_json(why)  # type: ignore[typeddict-item]
     return {
         "confidence": result.confidence,
         "reason": result.reason,
-        "hits": [hit_record(h) for h in result.hits],
+        "hits": hits,
     }
 
 

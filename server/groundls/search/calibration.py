@@ -40,10 +40,9 @@ from groundls.search.query import Query
 META_KEY = "calibration"
 #: Bump when what a calibration measures changes: older ones are measured again.
 VERSION = 1
-#: Questions written per language users ask in. 24 of each: the two kinds' questions are written
-#: in about 4 minutes on 2 cores with the packaged model, and the skills they give are stable to
-#: a few hundredths (two samples of one manual, BENCHMARKS.md).
-PER_KIND = 24
+#: Questions written per language users ask in: the packaged model writes one in 5-20 s on 2
+#: cores (its passage read, then a line), and its search may ask it for an English rewrite.
+PER_KIND = 16
 #: The powers tried for relative skill (0: the default weights).
 POWERS = (0.0, 0.5, 1.0, 2.0)
 #: The least share a calibrated list keeps of its default weight: a list that never found a
@@ -55,7 +54,7 @@ STALE_SHARE = 0.25
 #: large share of it, and a small workspace's ranking has few places to get wrong.
 MIN_CHUNKS = 100
 #: Characters of a chunk the question writer reads (its head carries its topic, as for e5).
-PASSAGE_CHARS = 700
+PASSAGE_CHARS = 400
 #: Chunks shorter than this say too little to write a question from.
 MIN_CHARS = 120
 #: The languages users ask in, as question kinds; a bare symbol query is not calibrated.
@@ -199,7 +198,14 @@ def sample_chunks(rows: Sequence[tuple[int, str]], count: int, seed: int) -> lis
     return sorted(rng.sample(usable, min(count, len(usable))))
 
 
-_QUESTION_END = re.compile(r"[?？]\s*$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$\n?", re.MULTILINE)
+
+
+def passage_of(text: str) -> str:
+    """What the question writer reads of a chunk: its first ``PASSAGE_CHARS`` characters without
+    its headings, which a small model copies into the question word for word (a reader asks
+    without having seen them)."""
+    return _HEADING.sub("", text).strip()[:PASSAGE_CHARS]
 
 
 def clean_question(reply: str, kind: str) -> str | None:
@@ -281,7 +287,7 @@ class Calibrator:
         if not self._todo:
             return
         kind, rowid, passage = self._todo[0]
-        reply = self._write(passage[:PASSAGE_CHARS], kind, cancel)
+        reply = self._write(passage_of(passage), kind, cancel)
         if cancel is not None and cancel.is_set():
             return  # the same question is written again next time
         self._todo.pop(0)
