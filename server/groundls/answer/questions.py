@@ -15,6 +15,9 @@ from typing import Any
 from groundls.answer.thinking import without_thinking
 
 _LANGUAGES = {"ja": "Japanese", "en": "English"}
+#: Said again in the language itself: asked in English only, the small model writes an English
+#: passage's question in English about half the time.
+_IN_LANGUAGE = {"ja": "質問は日本語で書いてください。", "en": ""}
 
 INSTRUCTION = (
     "Write one question that a user of this project could ask and that the passage answers. "
@@ -52,7 +55,10 @@ def write_question(
     if model is None or getattr(model, "busy", False):
         return None
     messages = [
-        {"role": "system", "content": INSTRUCTION.format(language=_LANGUAGES[kind])},
+        {
+            "role": "system",
+            "content": (INSTRUCTION.format(language=_LANGUAGES[kind]) + " " + _IN_LANGUAGE[kind]),
+        },
         {"role": "user", "content": passage},
     ]
     try:

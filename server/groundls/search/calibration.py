@@ -67,24 +67,11 @@ _LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
 WriteQuestion = Callable[[str, str, "threading.Event | None"], "str | None"]
 
 
-#: The least share of a workspace's chunks in a language for its users to be taken to ask in it
-#: (a Japanese manual with a few English paragraphs is asked about in Japanese).
-LANGUAGE_SHARE = 0.1
-
-
 def workspace_kinds(rows: Sequence[tuple[int, str]]) -> list[str]:
-    """The languages this workspace's users ask in: Japanese where a tenth of its chunks are
-    Japanese, English where a tenth are not (code counts as English); Japanese users also ask
-    about English code and docs, so a workspace that holds both is asked in both."""
-    if not rows:
-        return []
-    japanese = sum(1 for _, text in rows if is_cjk(text)) / len(rows)
-    kinds = []
-    if japanese >= LANGUAGE_SHARE:
-        kinds.append("ja")
-    if 1 - japanese >= LANGUAGE_SHARE:
-        kinds.append("en")
-    return kinds
+    """The languages this workspace is asked about in: Japanese and English, whatever its own
+    text is (Japanese users ask about English code and manuals, and the cross-language lists are
+    the ones whose worth differs most between workspaces); none for an empty workspace."""
+    return list(KINDS) if rows else []
 
 
 def question_kind(q: Query) -> str | None:
