@@ -12,10 +12,9 @@ minutes, while the searches themselves take seconds. This script opens the index
 ``--set MODULE.NAME=VALUE`` overrides a constant of ``groundls.search.MODULE`` (or of a dotted
 module path) for that run only: a quick way to try a variant before writing it as code.
 
-``--weights default`` ranks with the default list weights even where a workspace is calibrated
-(``groundls calibrate``); ``--lists e5+use`` keeps only those lists (by model: ``e5``, ``use``,
-``minilm``, ``static``, ``served``, or ``keyword`` for the keyword, phrase and definition lists),
-to set the full ranking beside its single lists.
+``--lists e5+use`` keeps only those lists (by model: ``e5``, ``use``, ``minilm``, ``static``,
+``served``, or ``keyword`` for the keyword, phrase and definition lists), to set the full
+ranking beside its single lists.
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ from types import ModuleType
 from typing import Any
 
 from groundls.results import SearchFilters
-from groundls.search import calibration
 from groundls.search.fusion import RankedList
+from groundls.search.searcher import Searcher
 from groundls.workspace import Workspace
 
 K = 10
@@ -74,8 +73,6 @@ def _override(assignment: str) -> None:
     setattr(module, const, ast.literal_eval(value))
 
 
-#: "default" (the default list weights) or "" (the workspace's own: calibrated when it is)
-WEIGHTS = ""
 #: the models whose lists are kept (empty: all), see ``--lists``
 KEEP: frozenset[str] = frozenset()
 
@@ -85,54 +82,15 @@ def _model_of(list_name: str) -> str:
     return rest.partition(":")[0] if kind == "vector" else "keyword"
 
 
-def _weigh(lists: Any, multipliers: dict[str, float]) -> list[RankedList]:
-    """``calibration.weigh`` for ``--lists``: every list not kept gets weight 0."""
-    return [
+_RANK = Searcher._rank
+
+
+def _rank_kept(self: Searcher, q: Any, lists: Any, *args: Any) -> Any:
+    """``Searcher._rank`` with every list that ``--lists`` does not keep at weight 0."""
+    kept = [
         RankedList(r.name, r.weight if _model_of(r.name) in KEEP else 0.0, r.ids) for r in lists
     ]
-
-
-#: ``--agreement``: the query-time reliability design measured beside calibration
-AGREEMENT = False
-TOP, NEAR = 5, 20
-
-
-def _agreement(lists: Any, multipliers: dict[str, float]) -> list[RankedList]:
-    """Each list weighted by how many of its first ``TOP`` the other models' lists also hold
-    among their first ``NEAR``, relative to the mean over lists: ``(1 + a) / (1 + mean a)``."""
-    live = [r for r in lists if r.weight > 0 and r.ids]
-    shares = {}
-    for r in live:
-        others = set()
-        for o in live:
-            if _model_of(o.name) != _model_of(r.name):
-                others.update(o.ids[:NEAR])
-        top = list(r.ids[:TOP])
-        shares[r.name] = sum(1 for i in top if i in others) / len(top)
-    mean_a = sum(shares.values()) / len(shares) if shares else 0.0
-    return [
-        RankedList(r.name, r.weight * (1 + shares[r.name]) / (1 + mean_a), r.ids)
-        if r.name in shares
-        else r
-        for r in lists
-    ]
-
-
-def _configure(ws: Workspace) -> None:
-    if AGREEMENT:
-        calibration.weigh = _agreement
-        every = {"*": 1.0}
-        ws.searcher.calibration = lambda: calibration.Calibration(
-            multipliers={kind: every for kind in calibration.KINDS}
-        )
-    elif KEEP:
-        calibration.weigh = _weigh
-        every = {"*": 1.0}
-        ws.searcher.calibration = lambda: calibration.Calibration(
-            multipliers={kind: every for kind in calibration.KINDS}
-        )
-    elif WEIGHTS == "default":
-        ws.searcher.calibration = lambda: None
+    return _RANK(self, q, kept, *args)
 
 
 def _hits(ws: Workspace, query: str) -> list[dict[str, object]]:
@@ -155,7 +113,6 @@ def _mean_ndcg(
     """The mean score of ``queries`` searched in one index (None when the index is empty or
     stale: a model change dropped what the old model embedded)."""
     ws = Workspace.open(corpus, index_dir=index)
-    _configure(ws)
     try:
         if not ws.has_current_index:
             return None
@@ -230,14 +187,12 @@ def main() -> int:
     ap.add_argument("--sets", default="click,click-ja,ja", help=f"of {', '.join(SETS)}, mixed-ja")
     ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     ap.add_argument("--per-query", action="store_true")
-    ap.add_argument("--weights", choices=["default", "workspace"], default="workspace")
     ap.add_argument("--lists", default="", help="keep only these lists, e.g. e5+use")
-    ap.add_argument("--agreement", action="store_true", help="weigh lists by their agreement")
     args = ap.parse_args()
-    global WEIGHTS, KEEP, AGREEMENT
-    AGREEMENT = args.agreement
-    WEIGHTS = "default" if args.weights == "default" else ""
+    global KEEP
     KEEP = frozenset(m for m in args.lists.split("+") if m)
+    if KEEP:
+        Searcher._rank = _rank_kept  # type: ignore[method-assign]
     for assignment in args.set:
         _override(assignment)
     eval_dir = Path(args.shared).resolve() / "eval"
@@ -251,10 +206,7 @@ def main() -> int:
     if args.eval_work:
         sets = [s for s in args.sets.split(",") if s]
         row.update(public(Path(args.eval_work), eval_dir, sets, args.per_query))
-    label = " ".join(
-        [*args.set, *([f"lists={args.lists}"] if KEEP else []), *(["agreement"] * AGREEMENT)]
-    )
-    label = label or args.weights
+    label = " ".join([*args.set, *([f"lists={args.lists}"] if KEEP else [])]) or "default"
     print(f"{label}: " + "  ".join(f"{n} {v:.3f}" for n, v in row.items()))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return 0

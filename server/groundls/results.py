@@ -103,9 +103,6 @@ class Explanation:
     signals: tuple[tuple[str, float], ...]
     #: the final score (the hit's ``score``)
     score: float
-    #: where the list weights came from: "calibrated" (this workspace's own questions, see
-    #: ``groundls calibrate``) or "default"
-    weights: str = "default"
 
 
 @dataclass(frozen=True)

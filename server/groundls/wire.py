@@ -95,7 +95,6 @@ def explanation_json(explanation: Explanation) -> dict[str, Any]:
     return {
         "score": explanation.score,
         "fused": explanation.fused,
-        "weights": explanation.weights,
         "lists": [
             {"list": p.name, "rank": p.rank, "weight": p.weight, "share": p.share}
             for p in explanation.lists

@@ -37,8 +37,6 @@ from groundls.results import (
     SearchResult,
     WorkspaceError,
 )
-from groundls.search import calibration as calibrating
-from groundls.search.calibration import Calibration, Calibrator
 from groundls.search.searcher import Searcher
 
 log = logging.getLogger("groundls")
@@ -94,11 +92,7 @@ class Workspace:
             fill_fraction=self.indexer.fill_fraction,
             unavailable=lambda: dict(self.indexer.unavailable),
             reached=self.indexer.want_first,
-            calibration=self.calibration,
         )
-        #: the stored calibration as last read: (the index's write_seq, it, whether in force)
-        self._calibration: tuple[str, Calibration | None, bool] = ("", None, False)
-        self._calibrator: Calibrator | None = None
         self._answers: AnswerService | None = None
         self._answers_lock = threading.Lock()
 
@@ -317,114 +311,9 @@ class Workspace:
         """The supporting chunks beside ``hit`` in its section (seed 003's related chunks)."""
         return self.searcher.section_neighbours(hit)
 
-    # -- calibration -------------------------------------------------------------------------
-
-    def _filled_spaces(self) -> list[str]:
-        return [s for s in self.policy.all_spaces if self.store.has_chunks_in(s)]
-
-    def _stored_calibration(self) -> tuple[Calibration | None, bool]:
-        """The stored calibration and whether it is in force (it describes the index as it is;
-        read again only after the index changed)."""
-        seq = self.store.get_meta("write_seq") or ""
-        if self._calibration[0] != seq or not seq:
-            stored = Calibration.from_json(self.store.get_meta(calibrating.META_KEY))
-            fresh = stored is not None and stored.fresh(
-                self.store.chunk_count(), self._filled_spaces()
-            )
-            self._calibration = (seq, stored, fresh)
-        return self._calibration[1], self._calibration[2]
-
-    def calibration(self) -> Calibration | None:
-        """The list weights measured on this workspace, when they are in force (None: the
-        default weights; see :mod:`groundls.search.calibration`)."""
-        stored, fresh = self._stored_calibration()
-        return stored if fresh else None
-
-    def calibration_status(self) -> dict[str, Any]:
-        """What status shows: ``state`` (calibrated, stale, running, waiting: the deep tier is
-        not filled yet, none) and the weights in force with when they were measured."""
-        stored, fresh = self._stored_calibration()
-        if self._calibrator is not None:
-            state = "running"
-        elif fresh:
-            state = "calibrated"
-        elif stored is not None:
-            state = "stale"
-        else:
-            state = "none"
-        out: dict[str, Any] = {"state": state, "weights": "calibrated" if fresh else "default"}
-        if self._calibrator is not None:
-            out["progress"] = {
-                "written": self._calibrator.written,
-                "total": self._calibrator.total,
-            }
-        if stored is not None:
-            out.update(stored.summary())
-        return out
-
-    @property
-    def calibrating(self) -> bool:
-        """Whether a calibration is under way (see ``calibrate_step``)."""
-        return self._calibrator is not None
-
-    def calibration_due(self) -> bool:
-        """Whether a calibration should run now: none in force, a workspace of at least
-        ``MIN_CHUNKS`` chunks, the deep tier complete, and an answer model to write the
-        questions."""
-        if self.calibration() is not None or self.store.chunk_count() < calibrating.MIN_CHUNKS:
-            return False
-        filled, wanted = self.deep_status()
-        return filled >= wanted and self.answers.status()["mode"] == "llm"
-
-    def calibrate_step(self, cancel: threading.Event | None = None) -> bool:
-        """One question of a calibration (started on the first call); True when it is complete
-        and stored (then the search uses its weights)."""
-        if self._calibrator is None:
-            rows = self.store.chunk_texts()
-            self._calibrator = Calibrator(
-                rows,
-                calibrating.workspace_kinds(rows),
-                self.answers.write_question,
-                self._probe,
-                seed=len(rows),
-            )
-        calibrator = self._calibrator
-        calibrator.step(cancel)
-        if not calibrator.finished:
-            return False
-        result = calibrator.result(
-            self.store.chunk_count(), self._filled_spaces(), self.answers.model_name
-        )
-        self._calibrator = None
-        self.store.save_meta(calibrating.META_KEY, result.to_json())
-        self._calibration = ("", None, False)
-        log.info("calibrated %s: %s", self.root.name, result.summary())
-        return True
-
-    def calibrate(
-        self,
-        cancel: threading.Event | None = None,
-        on_step: Callable[[int, int], None] | None = None,
-    ) -> Calibration | None:
-        """A whole calibration now (``groundls calibrate``; ``on_step``: told the questions
-        done and in all after each one); None when cancelled."""
-        self._calibrator = None
-        while not self.calibrate_step(cancel):
-            if cancel is not None and cancel.is_set():
-                self._calibrator = None
-                return None
-            if on_step is not None and self._calibrator is not None:
-                done = self._calibrator.written + self._calibrator.failed
-                on_step(done, self._calibrator.total)
-        stored, _ = self._stored_calibration()
-        return stored
-
-    def _probe(self, question: str) -> Any:
-        """A question's candidate lists with the default weights and a ranking under given
-        multipliers (see ``Searcher.search``'s ``probe``)."""
-        box: list[Any] = []
-        self.searcher.search(question, SearchFilters(), probe=box)
-        return (box[0], box[1]) if box else None
+    def ranking(self) -> dict[str, Any]:
+        """The list weights in force and what moves them per question (see ``--explain``)."""
+        return self.searcher.weights()
 
     # -- answers -----------------------------------------------------------------------------
 

@@ -94,7 +94,7 @@ async def test_search_explains_why_each_hit_ranks_there_as_the_command_line_does
     root, index_dir = workspace
     query = "upload with retry"
     result = await client.call_tool("search", {"query": query, "k": 3, "explain": True})
-    assert "list weights: default" in _text(result) and "fused" in _text(result)
+    assert "= fused" in _text(result) and "keyword" in _text(result)
     hits = result.structured_content["hits"]
     cli = subprocess.run(
         [

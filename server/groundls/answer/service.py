@@ -17,7 +17,6 @@ from groundls.answer import (
     hygiene,
     model_files,
     passes,
-    questions,
     runtime,
     shared,
 )
@@ -263,13 +262,6 @@ class AnswerService:
         cancelled or no usable reply; ``prose``: the workspace holds no code); see
         :mod:`groundls.answer.rewrite`."""
         return self._rewriter.english(self._model(), question, cancel, prose=prose)
-
-    def write_question(
-        self, passage: str, kind: str, cancel: threading.Event | None = None
-    ) -> str | None:
-        """A question in ``kind``'s language that ``passage`` answers, for calibration (None:
-        no model, busy or failed); see :mod:`groundls.answer.questions`."""
-        return questions.write_question(self._model(), passage, kind, cancel)
 
     @property
     def model_name(self) -> str:

@@ -73,15 +73,6 @@ def register(sub: Any) -> None:
     )
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser(
-        "calibrate",
-        help="measure how much each ranked list counts in this workspace (fills the deep tier "
-        "first; the language server does it in the background)",
-    )
-    add_common(p)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_calibrate)
-
     p = sub.add_parser("similar", help="chunks most similar to the chunk at PATH:LINE")
     add_common(p)
     p.add_argument("target", metavar="PATH:LINE")
@@ -189,8 +180,15 @@ def _print_hits(hits: Sequence[Hit], explanations: Sequence[Explanation] = ()) -
         print(f"      {hit.snippet}")
         if i <= len(explanations):
             _print_explanation(explanations[i - 1])
-    if explanations:
-        print(f"list weights: {explanations[0].weights}")
+
+
+def _print_ranking(ranking: dict[str, Any]) -> None:
+    """The list weights in force (see groundls.search.searcher.Searcher.weights)."""
+    for language in ("english", "japanese"):
+        weights = ", ".join(f"{name} {w:g}" for name, w in ranking[language].items() if w)
+        print(f"ranking, {language} questions: {weights}")
+    for rule in ranking["per_question"]:
+        print(f"  per question: {rule}")
 
 
 def _print_explanation(why: Explanation) -> None:
@@ -202,51 +200,6 @@ def _print_explanation(why: Explanation) -> None:
             f"        {place.name:<28} #{place.rank:<3} weight {place.weight:<6g}"
             f" {place.share:6.1%}"
         )
-
-
-def cmd_calibrate(args: argparse.Namespace) -> int:
-    workspace = open_workspace(args)
-    try:
-        filled, wanted = workspace.deep_status()
-        if filled < wanted:
-            print(f"filling the deep tier first ({filled} of {wanted} vectors)", file=sys.stderr)
-            workspace.fill_deep()
-        if workspace.answers.status()["mode"] != "llm":
-            raise CliError(
-                "calibration needs the answer model to write questions: "
-                + (workspace.answers.status().get("notice") or "none is installed")
-            )
-        quiet = args.json
-
-        def step(done: int, total: int) -> None:
-            if not quiet:
-                print(f"\rcalibrating: question {done} of {total}", end="", file=sys.stderr)
-
-        workspace.calibrate(on_step=step)
-        if not quiet:
-            print(file=sys.stderr)
-        status = workspace.calibration_status()
-    finally:
-        workspace.close()
-    if args.json:
-        print(json.dumps(status, ensure_ascii=False, indent=2))
-    else:
-        _print_calibration(status)
-    return 0
-
-
-def _print_calibration(status: dict[str, Any]) -> None:
-    """The list weights in force and how they were measured (see groundls.search.calibration)."""
-    when = f", measured {status['created']} in {status['seconds']} s" if "created" in status else ""
-    print(f"list weights: {status['weights']} ({status['state']}{when})")
-    for kind, table in status.get("kinds", {}).items():
-        print(
-            f"  {kind} questions: {table['questions']}, power {table['power']:g}, source found "
-            f"at MRR {table['mrr_default']} with the default weights, {table['mrr_calibrated']} "
-            "with these"
-        )
-        weights = ", ".join(f"{name} x{value:g}" for name, value in table["multipliers"].items())
-        print(f"    {weights}")
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -314,7 +267,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "answers": workspace.answers.status(),
             "sends_to": workspace.sends_to(),
             "base": workspace.base_status(),
-            "calibration": workspace.calibration_status(),
+            "ranking": workspace.ranking(),
         }
     finally:
         workspace.close()
@@ -337,7 +290,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"answers: {answers['engine']} engine, {answers['model'] or 'no model'}: {state}{load}")
     if answers.get("notice"):
         print(f"  note: {answers['notice']}")
-    _print_calibration(out["calibration"])
+    _print_ranking(out["ranking"])
     for note in out["sends_to"]:
         print(f"privacy: {note}")
     return 0

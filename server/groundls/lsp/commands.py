@@ -299,8 +299,8 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             # the shared base read in place (its file name, commit, files overlaid), or null
             entry["base"] = wire.camel(folder.workspace.base_status())
             entry["unavailableSpaces"] = folder.workspace.unavailable_spaces
-            # the list weights in force: measured on this workspace's own questions, or default
-            entry["calibration"] = wire.camel(folder.workspace.calibration_status())
+            # the list weights in force, and how a question moves them (see --explain)
+            entry["ranking"] = wire.camel(folder.workspace.ranking())
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
         out.append(entry)

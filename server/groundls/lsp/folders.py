@@ -123,9 +123,6 @@ class Folder:
         self._deep_sink: JobSink | None = None
         #: (filled, wanted) while the deep tier fills: counted once, then advanced per slice
         self._deep_counts = (0, 0)
-        #: after the deep tier: measure the list weights on the workspace's own questions, one
-        #: question at a time whenever no job waits (see groundls.search.calibration)
-        self._calibrate_due = False
         self._thread = threading.Thread(
             target=self._run, name=f"groundls-index:{name}", daemon=True
         )
@@ -255,9 +252,6 @@ class Folder:
             if kind == "deep":
                 self._fill_deep()
                 continue
-            if kind == "calibrate":
-                self._calibrate()
-                continue
             try:
                 run = self._full_index if kind == "full" else self._index_paths
                 report = run(payload)
@@ -324,11 +318,11 @@ class Folder:
                     self._pending = _Pending()
                     self._cancel = threading.Event()
                     return ("paths", paths, waiters)
-                if (self._deep_due or self._calibrate_due) and self.workspace is not None:
+                if self._deep_due and self.workspace is not None:
                     if self._busy_elsewhere():
                         self._cond.wait(DEEP_WAIT_S)
                         continue
-                    return ("deep" if self._deep_due else "calibrate", None, [])
+                    return ("deep", None, [])
                 self._cond.wait()
 
     def _full_index(self, payload: tuple[Any, bool]) -> IndexReport:
@@ -402,22 +396,6 @@ class Folder:
             state = "ready" if filled >= wanted else "paused"
             self._deep_sink.end(f"deep tier {state}: {filled} of {wanted} chunks")
             self._deep_sink = None
-            self._calibrate_due = filled >= wanted
-
-    def _calibrate(self) -> None:
-        """One question of the workspace's calibration (started when it is due: none in force,
-        the deep tier complete, an answer model installed). A failure leaves the default weights
-        in force: search never depends on it."""
-        assert self.workspace is not None
-        try:
-            if not self.workspace.calibrating and not self.workspace.calibration_due():
-                self._calibrate_due = False
-                return
-            if self.workspace.calibrate_step(self._cancel):
-                self._calibrate_due = False
-        except Exception as exc:  # noqa: BLE001 - search works with the default weights
-            log.warning("%s: calibrating the ranking failed: %s", self.name, exc)
-            self._calibrate_due = False
 
     def deep_message(self) -> str:
         """What the deep tier is doing, for status: "" when it is not filling."""

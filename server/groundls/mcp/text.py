@@ -31,7 +31,6 @@ class ListPlaceRecord(TypedDict):
 class ExplainRecord(TypedDict):
     score: float
     fused: float
-    weights: str
     lists: list[ListPlaceRecord]
     signals: dict[str, float]
 
@@ -115,7 +114,7 @@ def search_text(result: SearchResult) -> str:
     head = f"confidence: {result.confidence}" + (f" ({result.reason})" if result.reason else "")
     if not result.explanations:
         return head + note + "\n" + hits_text(result.hits)
-    lines = [head + note, f"list weights: {result.explanations[0].weights}"]
+    lines = [head + note]
     for n, (hit, why) in enumerate(zip(result.hits, result.explanations, strict=False), 1):
         lines.append(hits_text([hit]).replace("1. ", f"{n}. ", 1))
         moved = " ".join(f"{name} x{value:g}" for name, value in why.signals)

@@ -24,10 +24,8 @@ from groundls.results import (
     SearchResult,
     check_cancel,
 )
-from groundls.search import calibration as calibrating
 from groundls.search import related as related_chunks
 from groundls.search import signals
-from groundls.search.calibration import Calibration
 from groundls.search.fusion import (
     RRF_K,
     RRF_K_CJK,
@@ -84,6 +82,10 @@ PLAINLY_JAPANESE = 0.15
 #: development sets (0.1: policy-ja 0.768 -> 0.817, aptitude-ja 0.394 -> 0.412, mixed click-ja
 #: 0.521 -> 0.553, the rest the same; past 0.15 the Japanese manual in mixed-ja loses).
 JUDGE_MARGIN = 0.1
+
+#: The keyword hits whose share of the question is looked at (see
+#: ``Searcher._keyword_reliability``): a plateau over 1-10 (BENCHMARKS.md).
+RELIABILITY_DEPTH = 3
 
 #: Tokens of a question the answer model rewrites: a question, not a pasted file (the model
 #: would read all of it first, a minute for a long one).
@@ -143,7 +145,6 @@ class Searcher:
         fill_fraction: Callable[[str], float] | None = None,
         unavailable: Callable[[], dict[str, str]] | None = None,
         reached: Callable[[str, list[int]], None] | None = None,
-        calibration: Callable[[], Calibration | None] | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
@@ -156,9 +157,6 @@ class Searcher:
         self.reached = reached
         #: deep spaces that cannot be used now, and why (a model server that is down)
         self.unavailable = unavailable or dict
-        #: this workspace's measured list weights, when they are in force (see
-        #: groundls.search.calibration)
-        self.calibration = calibration or (lambda: None)
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
 
     @property
@@ -204,16 +202,13 @@ class Searcher:
         cancel: threading.Event | None = None,
         *,
         explain: bool = False,
-        probe: list[Any] | None = None,
     ) -> SearchResult:
         """Hybrid search: ranked hits whenever there is keyword or vector evidence, and how sure.
 
         ``cancel`` is looked at between steps (the rewrite, each space's query vector and
         nearest chunks, the keyword lists, the ranking): a cancelled search raises
         :class:`Cancelled` instead of finishing its work. ``explain``: say for each hit which
-        lists found it and which signals moved it (``SearchResult.explanations``). ``probe``
-        (calibration): receives the candidate lists with the default weights and a function
-        that ranks them under given multipliers, and the search applies no calibration."""
+        lists found it and which signals moved it (``SearchResult.explanations``)."""
         q = asked = analyse(query)
         if not q.text:
             return SearchResult()
@@ -265,18 +260,9 @@ class Searcher:
         # an English question, or a Japanese one's English rewrite, is a whole question in words
         whole = q.script == "latin" or english is not None
         depth = max(candidates, k * 8)
-        if probe is not None:
-
-            def rerank(multipliers: dict[str, float]) -> list[int]:
-                weighed = calibrating.weigh(found.lists, multipliers)
-                ranked = self._rank(q, weighed, defined, exact, depth, whole, unlikely)
-                return ranked[1] if ranked is not None else []
-
-            probe += [list(found.lists), rerank]
-            multipliers: dict[str, float] = {}
-        else:
-            multipliers = self._multipliers(asked)
-        lists = calibrating.weigh(found.lists, multipliers) if multipliers else found.lists
+        lists = found.lists
+        if not asked.is_symbol:
+            lists = self._keyword_reliability(asked, english, lists)
         ranking = self._rank(q, lists, defined, exact, depth, whole, unlikely)
         if ranking is None:
             return SearchResult()
@@ -302,7 +288,6 @@ class Searcher:
         notice = "; ".join(
             f"searched without the {space} vectors: {why}" for space, why in found.missing.items()
         )
-        weights = "calibrated" if multipliers else "default"
         return SearchResult(
             tuple(kept),
             confidence if kept else "none",
@@ -310,19 +295,66 @@ class Searcher:
             english.text if english is not None else "",
             coverage,
             notice,
-            _explained(
-                kept, hits, lists, scores, moved, RRF_K_CJK if q.script == "cjk" else RRF_K, weights
-            )
+            _explained(kept, hits, lists, scores, moved, RRF_K_CJK if q.script == "cjk" else RRF_K)
             if explain
             else (),
         )
 
-    def _multipliers(self, q: Query) -> dict[str, float]:
-        """The calibrated multipliers of this kind of question's list weights ({}: the defaults,
-        for a bare symbol, or when the workspace is not calibrated or has changed since)."""
-        kind = calibrating.question_kind(q)
-        table = self.calibration() if kind is not None else None
-        return dict(table.multipliers.get(kind, {})) if table is not None and kind else {}
+    def _keyword_reliability(
+        self, asked: Query, english: Query | None, lists: list[RankedList]
+    ) -> list[RankedList]:
+        """Each keyword list weighed by how much of the question it matched: the largest share,
+        by rarity, of the question's words that one of its first ``RELIABILITY_DEPTH`` hits
+        holds. A question in the manual's own words is matched whole; a paraphrase matches a
+        few common fragments in every section, and its keyword list would outvote the meaning
+        lists that found the section."""
+        out = []
+        for ranked in lists:
+            name = _unsplit(ranked.name)
+            if name not in ("keyword", "keyword:english") or not ranked.ids:
+                out.append(ranked)
+                continue
+            q = english if name == "keyword:english" and english is not None else asked
+            words = {t for t in q.terms if not has_hiragana(t)}
+            rarity = self.store.term_rarity([t for t in words if is_cjk(t)])
+            weight = {t: rarity.get(t, 1.0) for t in words}
+            total = sum(weight.values())
+            if not total:
+                out.append(ranked)
+                continue
+            hits = self.store.hits_by_rowid(list(ranked.ids[:RELIABILITY_DEPTH]))
+            share = max(
+                (
+                    sum(w for t, w in weight.items() if t in held) / total
+                    for held in (
+                        set(index_terms(f"{h.path} {h.title} {h.text}").split())
+                        for h in hits.values()
+                    )
+                ),
+                default=0.0,
+            )
+            out.append(RankedList(ranked.name, ranked.weight * share, ranked.ids))
+        return out
+
+    def weights(self) -> dict[str, Any]:
+        """The list weights in force, for status: each filled space's for an English and a
+        Japanese question, the keyword lists', and what moves them per question."""
+        filled = [s for s in self.policy.all_spaces if self.store.has_chunks_in(s)]
+        return {
+            language: {
+                f"vector:{space}": self.config.vector_weight * SPACE_WEIGHTS[script].get(space, 1.0)
+                for space in filled
+            }
+            | {"keyword": self.config.keyword_weight}
+            for language, script in (("english", "latin"), ("japanese", "cjk"))
+        } | {
+            "per_question": [
+                "keyword lists: x the share of the question their best "
+                f"{RELIABILITY_DEPTH} hits hold",
+                "a deep space still filling: x the share of the question's candidates it holds",
+                "a bare name: keyword and definitions x2",
+            ]
+        }
 
     def _weigh_partial_spaces(self, found: _Evidence) -> dict[str, list[int]]:
         """A deep space still being filled: its lists count as much as it holds of this
@@ -767,7 +799,6 @@ def _explained(
     scores: Mapping[int, float],
     moved: Mapping[int, Mapping[str, float]],
     k: int,
-    weights: str,
 ) -> tuple[Explanation, ...]:
     """Why each kept hit ranks where it does: the lists that placed its chunk (rank, weight, and
     their part of its fused score, ``weight / (k + rank)`` each) and the signals that moved it."""
@@ -796,7 +827,6 @@ def _explained(
                 ),
                 signals=_moved_by(hit, moved.get(rowid, {}), scores.get(rowid)),
                 score=hit.score,
-                weights=weights,
             )
         )
     return tuple(out)
@@ -831,6 +861,12 @@ def _plainly_japanese(own: dict[str, float] | None) -> bool:
     leaning to English by more than the question leans to Japanese could turn it (on the public
     and development sets every question past 0.05 was judged Japanese with its rewrite)."""
     return own is not None and own["ja"] - own["en"] > PLAINLY_JAPANESE
+
+
+def _unsplit(list_name: str) -> str:
+    """The list a list split by passage language came from (``keyword:ja`` -> ``keyword``)."""
+    head, _, last = list_name.rpartition(":")
+    return head if head and last in LANGUAGES else list_name
 
 
 def _space_of(list_name: str) -> str:

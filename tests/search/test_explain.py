@@ -1,0 +1,57 @@
+"""Why a hit ranks where it does (``--explain``), and the keyword lists' weight per question."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundls.config import Config
+from groundls.workspace import Workspace
+
+
+@pytest.fixture
+def workspace(search_ws, tmp_path, fake_embedders) -> Workspace:
+    workspace = Workspace.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
+    workspace.index()
+    yield workspace
+    workspace.close()
+
+
+def test_explain_gives_each_hits_lists_and_signals_and_they_make_its_score(workspace):
+    result = workspace.search("where do we retry failed uploads?", explain=True)
+    assert len(result.explanations) == len(result.hits) > 0
+    for hit, why in zip(result.hits, result.explanations, strict=True):
+        assert why.score == hit.score
+        assert why.lists and sum(p.share for p in why.lists) == pytest.approx(1.0, abs=0.01)
+        assert all(p.rank >= 1 and p.weight > 0 for p in why.lists)
+        product = why.fused
+        for _, value in why.signals:
+            product *= value
+        assert product == pytest.approx(why.score, rel=1e-3)
+    assert {p.name for p in result.explanations[0].lists} & {"keyword", "vector:static"}
+    assert workspace.search("where do we retry failed uploads?").explanations == ()
+
+
+def _keyword_weight(workspace: Workspace, question: str) -> float:
+    whys = workspace.search(question, explain=True).explanations
+    weights = {p.weight for why in whys for p in why.lists if p.name == "keyword"}
+    assert len(weights) == 1, weights
+    return weights.pop()
+
+
+def test_a_keyword_list_counts_as_much_as_the_share_of_the_question_its_best_hits_hold(workspace):
+    full = workspace.config.search.keyword_weight
+    # every word of this question is in the retry method
+    assert _keyword_weight(workspace, "upload retry attempts") == pytest.approx(full)
+    # here only "upload" is: the other words match nothing, and the list counts for less
+    partial = _keyword_weight(workspace, "upload zebra quantum marmalade")
+    assert 0 < partial < full
+    # a bare name is matched as written: its keyword list keeps its weight (doubled for a name)
+    whys = workspace.search("parse_bucket_url", explain=True).explanations
+    assert {p.weight for why in whys for p in why.lists if p.name == "keyword"} == {2 * full}
+
+
+def test_status_names_the_list_weights_in_force_and_what_moves_them(workspace):
+    ranking = workspace.ranking()
+    assert ranking["english"]["keyword"] == workspace.config.search.keyword_weight
+    assert "vector:static" in ranking["english"]
+    assert any("keyword lists" in rule for rule in ranking["per_question"])
