@@ -173,7 +173,7 @@ async def test_search_explains_each_hit_when_asked_and_only_then(session: Sessio
     status = await command(session, "groundls.status", {})
     ranking = status["folders"][0]["ranking"]
     assert ranking["english"]["keyword"] > 0 and ranking["japanese"]["vector:use"] > 0
-    assert any("keyword lists" in rule for rule in ranking["perQuestion"])
+    assert any("keyword list" in rule for rule in ranking["perQuestion"])
 
 
 async def test_search_in_japanese_finds_the_japanese_note(session: Session) -> None:

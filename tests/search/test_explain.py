@@ -47,6 +47,8 @@ def test_a_japanese_questions_keyword_list_counts_as_much_as_the_share_its_best_
     # here half the question is about nothing in the workspace: the list counts for less
     partial = _keyword_weight(workspace, "ログレベルの変更と宇宙船燃料補給")
     assert 0 < partial < full
+    # an English passage could hold only the Latin words of a Japanese question: it holds them
+    assert _keyword_weight(workspace, "upload の再試行の仕組み") == pytest.approx(full)
     # an English question's words are whole words: its keyword list keeps its weight
     assert _keyword_weight(workspace, "upload zebra quantum marmalade") == pytest.approx(full)
 
@@ -55,4 +57,4 @@ def test_status_names_the_list_weights_in_force_and_what_moves_them(workspace):
     ranking = workspace.ranking()
     assert ranking["english"]["keyword"] == workspace.config.search.keyword_weight
     assert "vector:static" in ranking["english"]
-    assert any("keyword lists" in rule for rule in ranking["per_question"])
+    assert any("keyword list" in rule for rule in ranking["per_question"])

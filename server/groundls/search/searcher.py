@@ -262,7 +262,7 @@ class Searcher:
         depth = max(candidates, k * 8)
         lists = found.lists
         if asked.script == "cjk":
-            lists = self._keyword_reliability(asked, english, lists)
+            lists = self._keyword_reliability(asked, lists)
         ranking = self._rank(q, lists, defined, exact, depth, whole, unlikely)
         if ranking is None:
             return SearchResult()
@@ -300,42 +300,41 @@ class Searcher:
             else (),
         )
 
-    def _keyword_reliability(
-        self, asked: Query, english: Query | None, lists: list[RankedList]
-    ) -> list[RankedList]:
-        """A Japanese question's keyword lists weighed by how much of the question they matched:
-        the largest share, by rarity, of the question's words (its character bigrams; its
-        English rewrite's words for the rewrite's list) that one of a list's first
-        ``RELIABILITY_DEPTH`` hits holds. A question in the manual's own words is matched whole;
-        a paraphrase matches a few common bigrams in every section, and its keyword list would
-        outvote the meaning lists that found the section. English questions are left as they
-        are: their terms are whole words, and weighed alike they moved SEMBLE-PUB 0.897 ->
-        0.892 and click 0.629 -> 0.624 (BENCHMARKS.md)."""
+    def _keyword_reliability(self, asked: Query, lists: list[RankedList]) -> list[RankedList]:
+        """A Japanese question's own keyword list weighed by how much of the question it
+        matched: the largest share, by rarity, of the question's words (its character bigrams
+        and Latin words) that one of the list's first ``RELIABILITY_DEPTH`` hits holds, of the
+        words that hit could hold (an English passage holds no Japanese word). A question in the
+        manual's own words is matched whole; a paraphrase matches a few common bigrams in every
+        section, and its keyword list would outvote the meaning lists that found the section.
+        Lists of whole words are left as they are: an English question's (weighed alike,
+        SEMBLE-PUB 0.897 -> 0.892) and a Japanese question's English rewrite's (held-out
+        requests-qa 0.594 -> 0.563; BENCHMARKS.md)."""
         out = []
         for ranked in lists:
-            name = _unsplit(ranked.name)
-            if name not in ("keyword", "keyword:english") or not ranked.ids:
+            if _unsplit(ranked.name) != "keyword" or not ranked.ids:
                 out.append(ranked)
                 continue
-            q = english if name == "keyword:english" and english is not None else asked
-            words = {t for t in q.terms if not has_hiragana(t)}
+            words = {t for t in asked.terms if not has_hiragana(t)}
             rarity = self.store.term_rarity([t for t in words if is_cjk(t)])
             weight = {t: rarity.get(t, 1.0) for t in words}
-            total = sum(weight.values())
-            if not total:
+            shares = []
+            for hit in self.store.hits_by_rowid(list(ranked.ids[:RELIABILITY_DEPTH])).values():
+                # an English passage cannot hold a Japanese word: only what it could hold counts
+                could = (
+                    weight
+                    if is_cjk(hit.text)
+                    else {t: w for t, w in weight.items() if not is_cjk(t)}
+                )
+                if sum(could.values()):
+                    held = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
+                    shares.append(
+                        sum(w for t, w in could.items() if t in held) / sum(could.values())
+                    )
+            if not shares:
                 out.append(ranked)
                 continue
-            hits = self.store.hits_by_rowid(list(ranked.ids[:RELIABILITY_DEPTH]))
-            share = max(
-                (
-                    sum(w for t, w in weight.items() if t in held) / total
-                    for held in (
-                        set(index_terms(f"{h.path} {h.title} {h.text}").split())
-                        for h in hits.values()
-                    )
-                ),
-                default=0.0,
-            )
+            share = max(shares)
             out.append(RankedList(ranked.name, ranked.weight * share, ranked.ids))
         return out
 
@@ -352,8 +351,8 @@ class Searcher:
             for language, script in (("english", "latin"), ("japanese", "cjk"))
         } | {
             "per_question": [
-                "a Japanese question's keyword lists: x the share of the question their best "
-                f"{RELIABILITY_DEPTH} hits hold",
+                "a Japanese question's own keyword list: x the share of the question its best "
+                f"{RELIABILITY_DEPTH} hits hold (of what each could hold)",
                 "a deep space still filling: x the share of the question's candidates it holds",
                 "a bare name: keyword and definitions x2",
             ]
