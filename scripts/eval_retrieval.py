@@ -41,9 +41,14 @@ SETS = {
     "aptitude-ja": ("fetch_aptitude_ja.sh", "aptitude_ja", "queries_aptitude_ja.jsonl"),
     "policy-ja": ("fetch_policy_ja.sh", "policy_ja", "queries_policy_ja.jsonl"),
     "debmake-ja": ("fetch_debmake_doc_ja.sh", "debmake_doc_ja", "queries_debmake_doc_ja.jsonl"),
+    "installguide-ja": (
+        "fetch_installation_guide_ja.sh",
+        "installation_guide_ja",
+        "queries_installation_guide_ja.jsonl",
+    ),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
-OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja", "policy-ja", "debmake-ja"}
+OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja", "policy-ja", "debmake-ja", "installguide-ja"}
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
     "click": ("click", ["click", "click-ja"]),

@@ -48,9 +48,18 @@ SETS = {
     "aptitude-ja": ("aptitude_ja", "queries_aptitude_ja.jsonl"),
     "policy-ja": ("policy_ja", "queries_policy_ja.jsonl"),
     "debmake-ja": ("debmake_doc_ja", "queries_debmake_doc_ja.jsonl"),
+    "installguide-ja": ("installation_guide_ja", "queries_installation_guide_ja.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
-OWN_SETS = {"debref-ja", "devref-ja", "requests-qa", "aptitude-ja", "policy-ja", "debmake-ja"}
+OWN_SETS = {
+    "debref-ja",
+    "devref-ja",
+    "requests-qa",
+    "aptitude-ja",
+    "policy-ja",
+    "debmake-ja",
+    "installguide-ja",
+}
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
 
