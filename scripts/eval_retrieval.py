@@ -46,9 +46,22 @@ SETS = {
         "installation_guide_ja",
         "queries_installation_guide_ja.jsonl",
     ),
+    "installguide-en": (
+        "fetch_installation_guide_en.sh",
+        "installation_guide_en",
+        "queries_installation_guide_en.jsonl",
+    ),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
-OWN_SETS = {"debref-ja", "devref-ja", "aptitude-ja", "policy-ja", "debmake-ja", "installguide-ja"}
+OWN_SETS = {
+    "debref-ja",
+    "devref-ja",
+    "aptitude-ja",
+    "policy-ja",
+    "debmake-ja",
+    "installguide-ja",
+    "installguide-en",
+}
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
     "click": ("click", ["click", "click-ja"]),

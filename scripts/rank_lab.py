@@ -49,6 +49,7 @@ SETS = {
     "policy-ja": ("policy_ja", "queries_policy_ja.jsonl"),
     "debmake-ja": ("debmake_doc_ja", "queries_debmake_doc_ja.jsonl"),
     "installguide-ja": ("installation_guide_ja", "queries_installation_guide_ja.jsonl"),
+    "installguide-en": ("installation_guide_en", "queries_installation_guide_en.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -59,6 +60,7 @@ OWN_SETS = {
     "policy-ja",
     "debmake-ja",
     "installguide-ja",
+    "installguide-en",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
