@@ -176,6 +176,21 @@ async def test_search_explains_each_hit_when_asked_and_only_then(session: Sessio
     assert any("keyword list" in rule for rule in ranking["perQuestion"])
 
 
+async def test_a_pasted_file_as_the_query_is_answered_and_so_is_the_next_one(
+    session: Session,
+) -> None:
+    # agents paste whole files and logs: each list reads only what its model can use, so the
+    # server answers instead of embedding a megabyte window by window (a hang guard, not a time)
+    pasted = "年次有給休暇の付与日数と繰り越しについての規程。" * 12_000  # ~300,000 characters
+    for query in (pasted, pasted * 3 + " sales tax rate"):
+        result = await asyncio.wait_for(
+            command(session, "groundls.search", {"query": query, "k": 3}), 120
+        )
+        assert result["hits"]
+    after = await command(session, "groundls.search", {"query": "sales tax rate", "k": 3})
+    assert after["hits"]
+
+
 async def test_search_in_japanese_finds_the_japanese_note(session: Session) -> None:
     query = "年次有給休暇は何日付与されますか"
     result = await command(session, "groundls.search", {"query": query})
