@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import groundls.index.reads
-from groundls.config import Config
 from groundls.results import SearchFilters
-from groundls.workspace import Workspace
-
-
-@pytest.fixture
-def workspace(search_ws, tmp_path, fake_embedders) -> Workspace:
-    """The search fixture workspace indexed with the fake embedders (far below LARGE_INDEX)."""
-    workspace = Workspace.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
-    workspace.index()
-    yield workspace
-    workspace.close()
 
 
 def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
-    workspace, search_ws, fake_embedders, monkeypatch
+    indexed_search_ws, search_ws, fake_embedders, monkeypatch
 ):
-    store = workspace.store
+    store = indexed_search_ws.store
     query = fake_embedders["static"].embed(["upload retry bucket"])[0]
     exact = store.knn("static", query, 5)  # sqlite-vec (index below the threshold)
     exact_docs = store.knn("static", query, 5, SearchFilters(kinds=("doc",)))
@@ -36,7 +24,7 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
     assert [r for r, _ in fast_docs] == [r for r, _ in exact_docs] and fast_docs
     # a write by this process patches the copy; a deleted file's vectors leave it
     (search_ws / "src" / "storage" / "uploads.py").unlink()
-    workspace.index_paths(["src/storage/uploads.py"])
+    indexed_search_ws.index_paths(["src/storage/uploads.py"])
     after = store.knn("static", query, 50)
     gone = {r for r, _ in exact} - {r for r, _ in after}
     assert gone and all(store.hits_by_rowid([r]).get(r) is None for r in gone)
@@ -44,9 +32,9 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
 
 
 def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
-    workspace, search_ws, fake_embedders, monkeypatch
+    indexed_search_ws, search_ws, fake_embedders, monkeypatch
 ):
-    store = workspace.store
+    store = indexed_search_ws.store
     query = fake_embedders["use"].embed(["ログレベルは環境変数 で変更できます。"])[0]
     exact = store.knn("use", query, 5, by_sentence=True)
     monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
@@ -57,7 +45,7 @@ def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
     # editing the document replaces its sentence vectors in the copy, not only in SQLite
     doc = search_ws / "docs" / "logging.ja.md"
     doc.write_text(doc.read_text().replace("七日間", "十四日間"), encoding="utf-8")
-    workspace.index_paths(["docs/logging.ja.md"])
+    indexed_search_ws.index_paths(["docs/logging.ja.md"])
     copy = store._copies.latest("use_parts")
     assert copy.seq == int(store.get_meta("write_seq"))
     in_sqlite = {r[0] for r in store.conn.execute("SELECT part FROM vec_use_parts")}
@@ -110,11 +98,13 @@ def test_rows_added_and_removed_keep_their_projection_in_step():
     assert all(r % 2 or r >= 4_000 for r, _ in matrix.search(rows[10], 50, rescore=200))
 
 
-def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(workspace, monkeypatch):
-    workspace.warm()
+def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(
+    indexed_search_ws, monkeypatch
+):
+    indexed_search_ws.warm()
     assert (
-        workspace.store._copies.tables == set()
+        indexed_search_ws.store._copies.tables == set()
     )  # small index: sqlite-vec answers, nothing to load
     monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
-    workspace.warm()
-    assert workspace.store._copies.tables == {"static", "use", "use_parts"}
+    indexed_search_ws.warm()
+    assert indexed_search_ws.store._copies.tables == {"static", "use", "use_parts"}

@@ -88,6 +88,19 @@ async def test_search_finds_the_retry_function_with_a_confidence(client: Client)
     assert not any(h["path"].startswith("/") for h in hits)
 
 
+def _cli_search(
+    root: Path, index_dir: Path, query: str, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """``groundls search --json`` over the same index, as a user would run it."""
+    command = [*CLI, "search", "--json", *options, "--workspace", str(root)]
+    return subprocess.run(
+        [*command, "--index-dir", str(index_dir), query],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
 async def test_search_explains_why_each_hit_ranks_there_as_the_command_line_does(
     client: Client, workspace: tuple[Path, Path]
 ) -> None:
@@ -96,24 +109,7 @@ async def test_search_explains_why_each_hit_ranks_there_as_the_command_line_does
     result = await client.call_tool("search", {"query": query, "k": 3, "explain": True})
     assert "= fused" in _text(result) and "keyword" in _text(result)
     hits = result.structured_content["hits"]
-    cli = subprocess.run(
-        [
-            *CLI,
-            "search",
-            "--json",
-            "--explain",
-            "-k",
-            "3",
-            "--workspace",
-            str(root),
-            "--index-dir",
-            str(index_dir),
-            query,
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    cli = _cli_search(root, index_dir, query, "-k", "3", "--explain")
     expected = json.loads(cli.stdout)["hits"]
     assert [h["explain"] for h in hits] == [h["explain"] for h in expected]
     assert hits[0]["explain"]["lists"][0]["rank"] >= 1
@@ -124,23 +120,7 @@ async def test_search_through_mcp_ranks_as_the_command_line_does(
 ) -> None:
     root, index_dir = workspace
     for query in ("upload with retry", "ログレベルの変更", "offline install"):
-        cli = subprocess.run(
-            [
-                *CLI,
-                "search",
-                "--json",
-                "-k",
-                "8",
-                "--workspace",
-                str(root),
-                "--index-dir",
-                str(index_dir),
-                query,
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
+        cli = _cli_search(root, index_dir, query, "-k", "8")
         expected = [(h["path"], h["start_line"]) for h in json.loads(cli.stdout)["hits"]]
         result = await client.call_tool("search", {"query": query, "k": 8})
         got = [(h["path"], h["start_line"]) for h in result.structured_content["hits"]]

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from groundls.config import Config
 from groundls.workspace import Workspace
 
 
-@pytest.fixture
-def workspace(search_ws, tmp_path, fake_embedders) -> Workspace:
-    workspace = Workspace.open(search_ws, Config(), tmp_path / "index", embedders=fake_embedders)
-    workspace.index()
-    yield workspace
-    workspace.close()
-
-
-def test_explain_gives_each_hits_lists_and_signals_and_they_make_its_score(workspace):
-    result = workspace.search("where do we retry failed uploads?", explain=True)
+def test_explain_gives_each_hits_lists_and_signals_and_they_make_its_score(indexed_search_ws):
+    result = indexed_search_ws.search("where do we retry failed uploads?", explain=True)
     assert len(result.explanations) == len(result.hits) > 0
     for hit, why in zip(result.hits, result.explanations, strict=True):
         assert why.score == hit.score
@@ -28,33 +19,35 @@ def test_explain_gives_each_hits_lists_and_signals_and_they_make_its_score(works
             product *= value
         assert product == pytest.approx(why.score, rel=1e-3)
     assert {p.name for p in result.explanations[0].lists} & {"keyword", "vector:static"}
-    assert workspace.search("where do we retry failed uploads?").explanations == ()
+    assert indexed_search_ws.search("where do we retry failed uploads?").explanations == ()
 
 
-def _keyword_weight(workspace: Workspace, question: str) -> float:
-    whys = workspace.search(question, explain=True).explanations
+def _keyword_weight(indexed_search_ws: Workspace, question: str) -> float:
+    whys = indexed_search_ws.search(question, explain=True).explanations
     weights = {p.weight for why in whys for p in why.lists if p.name == "keyword"}
     assert len(weights) == 1, weights
     return weights.pop()
 
 
 def test_a_japanese_questions_keyword_list_counts_as_much_as_the_share_its_best_hits_hold(
-    workspace,
+    indexed_search_ws,
 ):
-    full = workspace.config.search.keyword_weight
+    full = indexed_search_ws.config.search.keyword_weight
     # every content bigram of this question is in the section on changing the log level
-    assert _keyword_weight(workspace, "ログレベルの変更") == pytest.approx(full)
-    # here half the question is about nothing in the workspace: the list counts for less
-    partial = _keyword_weight(workspace, "ログレベルの変更と宇宙船燃料補給")
+    assert _keyword_weight(indexed_search_ws, "ログレベルの変更") == pytest.approx(full)
+    # here half the question is about nothing in the indexed_search_ws: the list counts for less
+    partial = _keyword_weight(indexed_search_ws, "ログレベルの変更と宇宙船燃料補給")
     assert 0 < partial < full
     # an English passage could hold only the Latin words of a Japanese question: it holds them
-    assert _keyword_weight(workspace, "upload の再試行の仕組み") == pytest.approx(full)
+    assert _keyword_weight(indexed_search_ws, "upload の再試行の仕組み") == pytest.approx(full)
     # an English question's words are whole words: its keyword list keeps its weight
-    assert _keyword_weight(workspace, "upload zebra quantum marmalade") == pytest.approx(full)
+    assert _keyword_weight(indexed_search_ws, "upload zebra quantum marmalade") == pytest.approx(
+        full
+    )
 
 
-def test_status_names_the_list_weights_in_force_and_what_moves_them(workspace):
-    ranking = workspace.ranking()
-    assert ranking["english"]["keyword"] == workspace.config.search.keyword_weight
+def test_status_names_the_list_weights_in_force_and_what_moves_them(indexed_search_ws):
+    ranking = indexed_search_ws.ranking()
+    assert ranking["english"]["keyword"] == indexed_search_ws.config.search.keyword_weight
     assert "vector:static" in ranking["english"]
     assert any("keyword list" in rule for rule in ranking["per_question"])

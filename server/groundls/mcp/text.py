@@ -95,9 +95,10 @@ def hit_record(hit: Hit) -> HitRecord:
     }
 
 
-def hits_text(hits: list[Hit] | tuple[Hit, ...]) -> str:
+def hits_text(hits: list[Hit] | tuple[Hit, ...], start: int = 1) -> str:
+    """The hits as numbered lines (from ``start``): place, title and chunk id, then a snippet."""
     lines = []
-    for n, hit in enumerate(hits, 1):
+    for n, hit in enumerate(hits, start):
         title = f"  {hit.title}" if hit.title else ""
         lines.append(
             f"{n}. {place(hit.path, hit.start_line, hit.end_line)}{title}  [{hit.chunk_id}]"
@@ -116,7 +117,7 @@ def search_text(result: SearchResult) -> str:
         return head + note + "\n" + hits_text(result.hits)
     lines = [head + note]
     for n, (hit, why) in enumerate(zip(result.hits, result.explanations, strict=False), 1):
-        lines.append(hits_text([hit]).replace("1. ", f"{n}. ", 1))
+        lines.append(hits_text([hit], start=n))
         moved = " ".join(f"{name} x{value:g}" for name, value in why.signals)
         lines.append(
             f"   score {why.score:.4f} = fused {why.fused:.4f}" + (f" x {moved}" if moved else "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -215,7 +216,7 @@ class Searcher:
         k = filters.k or self.config.k
         candidates = CANDIDATES * (DEEPER if filters.paths else 1)
         # a space without vectors (the deep tier before its fill) would only cost an embedding
-        filled = {s for s in self.policy.all_spaces if self.store.has_chunks_in(s)}
+        filled = set(self._filled_spaces())
         # a question that may be rewritten: its own nearest passage in each language decides
         # whether the rewrite is written at all, then weighs in the language judge
         rewrites = self._rewrites(q, filled)
@@ -338,10 +339,14 @@ class Searcher:
             out.append(RankedList(ranked.name, ranked.weight * share, ranked.ids))
         return out
 
+    def _filled_spaces(self) -> list[str]:
+        """The policy's spaces that hold vectors (a deep space before its fill holds none)."""
+        return [s for s in self.policy.all_spaces if self.store.has_chunks_in(s)]
+
     def weights(self) -> dict[str, Any]:
         """The list weights in force, for status: each filled space's for an English and a
         Japanese question, the keyword lists', and what moves them per question."""
-        filled = [s for s in self.policy.all_spaces if self.store.has_chunks_in(s)]
+        filled = self._filled_spaces()
         return {
             language: {
                 f"vector:{space}": self.config.vector_weight * SPACE_WEIGHTS[script].get(space, 1.0)
@@ -694,8 +699,7 @@ class Searcher:
                 )
                 if unlikely is not None and signals.passage_language(hits[rowid]) == unlikely:
                     factors["other_language"] = signals.OTHER_LANGUAGE
-                for value in factors.values():
-                    scores[rowid] *= value
+                scores[rowid] *= math.prod(factors.values())
                 moved[rowid] = factors
         before = {r: scores[r] for r in ordered}
         signals.coherence(

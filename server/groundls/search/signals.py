@@ -9,10 +9,12 @@ ten hits from one file crowd out the other places a user needs to see.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import PurePosixPath
+from typing import Any
 
 from groundls.chunkers.textrules import is_cjk, split_identifier
 from groundls.results import Hit
@@ -221,22 +223,10 @@ def superseded_versions(paths: Iterable[str]) -> frozenset[str]:
     return frozenset(superseded)
 
 
-def multiplier(
-    query: Query,
-    hit: Hit,
-    symbol: str,
-    *,
-    other_case: bool = True,
-    whole: bool = True,
-    superseded: Collection[str] = (),
-) -> float:
-    """The product of the per-chunk signals for one candidate (see :func:`factors`)."""
-    product = 1.0
-    for value in factors(
-        query, hit, symbol, other_case=other_case, whole=whole, superseded=superseded
-    ).values():
-        product *= value
-    return product
+def multiplier(query: Query, hit: Hit, symbol: str, **options: Any) -> float:
+    """The product of the per-chunk signals for one candidate (see :func:`factors`, whose
+    keyword options it takes)."""
+    return math.prod(factors(query, hit, symbol, **options).values())
 
 
 def factors(
