@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import Chunk, ChunkOptions, Piece, finalize, sentence_parts
 from .code import MEMBERS
-from .languages import classify
+from .languages import DOCUMENT_SYNTAX, classify
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
@@ -12,6 +12,7 @@ CHUNKER_VERSION = 16
 
 __all__ = [
     "CHUNKER_VERSION",
+    "DOCUMENT_SYNTAX",
     "MEMBERS",
     "Chunk",
     "ChunkOptions",
@@ -29,7 +30,9 @@ def chunk_file(path: str, text: str, options: ChunkOptions | None = None) -> lis
     if kind_info is None:
         return []
     language, kind = kind_info
-    pieces = _pieces_for(path, language, kind, text, options)
+    # a document (PDF, Word, ...) arrives as the text its reader made: Markdown, or HTML
+    syntax = DOCUMENT_SYNTAX.get(language, language)
+    pieces = _pieces_for(path, syntax, kind, text, options)
     return finalize(path, language, kind, pieces)
 
 

@@ -64,6 +64,9 @@ class Chunk:
     extra: dict[str, str] = field(default_factory=dict)
     #: names bound at module level in the chunk's lines (the symbol table holds them too)
     names: tuple[str, ...] = ()
+    #: where a document's chunk stands in it ("p. 12", "slide 4"); set by the index, which
+    #: knows the document's places ("" for text files)
+    place: str = ""
 
 
 def is_meaningful(text: str) -> bool:

@@ -69,6 +69,26 @@ DOC_EXTENSIONS: dict[str, str] = {
     ".adoc": "text",
     ".org": "text",
 }
+#: Documents a reader turns into text first (server/groundls/index/documents): the language is
+#: the format; the text the reader gives is Markdown, or HTML for EPUB (``DOCUMENT_SYNTAX``).
+DOCUMENT_EXTENSIONS: dict[str, str] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".odt": "odt",
+    ".epub": "epub",
+    ".ipynb": "ipynb",
+}
+DOCUMENT_SYNTAX: dict[str, str] = {
+    "pdf": "markdown",
+    "docx": "markdown",
+    "pptx": "markdown",
+    "xlsx": "markdown",
+    "odt": "markdown",
+    "epub": "html",
+    "ipynb": "markdown",
+}
 CONFIG_EXTENSIONS: dict[str, str] = {
     ".xml": "xml",
     ".xsd": "xml",
@@ -105,6 +125,8 @@ def classify(path: str) -> tuple[str, str] | None:
         return CODE_EXTENSIONS[suffix], "code"
     if suffix in DOC_EXTENSIONS:
         return DOC_EXTENSIONS[suffix], "doc"
+    if suffix in DOCUMENT_EXTENSIONS:
+        return DOCUMENT_EXTENSIONS[suffix], "doc"
     if suffix in CONFIG_EXTENSIONS:
         return CONFIG_EXTENSIONS[suffix], "config"
     special = SPECIAL_NAMES.get(p.stem.lower() if not suffix else p.name.lower())

@@ -23,6 +23,13 @@ class Hit:
     breadcrumb: tuple[str, ...]
     text: str
     score: float = 0.0
+    #: where in a document (PDF, Word, ...) the chunk stands: "p. 12", "slide 4"; "" for text
+    place: str = ""
+
+    @property
+    def where(self) -> str:
+        """The hit's place for people (see :func:`where`)."""
+        return where(self.path, self.start_line, self.end_line, self.place)
 
     @property
     def snippet(self) -> str:
@@ -32,6 +39,14 @@ class Hit:
             if line:
                 return line if len(line) <= 160 else line[:157] + "..."
         return ""
+
+
+def where(path: str, start_line: int, end_line: int, place: str = "") -> str:
+    """A place for people: ``manual.pdf p. 12`` in a document (PDF, slides, ...),
+    ``app.py:10-24`` in a text file."""
+    if place:
+        return f"{path} {place}"
+    return f"{path}:{start_line}-{end_line}"
 
 
 #: The most hits a search or "similar" lookup returns, and the most excerpts an answer reads.
@@ -165,6 +180,8 @@ class IndexReport:
     by_space: dict[str, int] = field(default_factory=dict)
     #: files skipped, by reason (binary, too-large, invalid-utf8, secret, ...)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: skipped files with why in words (documents that could not be read): (path, why)
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)
     #: secret values found inside indexed files and redacted before chunking
     secrets_redacted: int = 0
     seconds: float = 0.0
@@ -240,6 +257,12 @@ class Citation:
     weak: bool = False
     #: the lines of the excerpt that share the cited sentences' content: (line, text), best few
     support: tuple[tuple[int, str], ...] = ()
+    #: the page, slide, sheet or cell of a document ("p. 12"); "" for a text file
+    place: str = ""
+
+    @property
+    def where(self) -> str:
+        return where(self.path, self.start_line, self.end_line, self.place)
 
 
 @dataclass

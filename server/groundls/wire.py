@@ -81,6 +81,8 @@ def hit_json(hit: Hit, folder: Locator | None = None, *, with_text: bool = False
         "snippet": hit.snippet,
         "score": round(float(hit.score), 4),
     }
+    if hit.place:
+        record["place"] = hit.place  # the page, slide, sheet or cell of a document
     if with_text:
         record["text"] = hit.text
     out = _for(folder, record)
@@ -163,6 +165,7 @@ def report_json(report: IndexReport, folder: Locator | None = None) -> dict[str,
         "reused": report.reused,
         "skipped": sum(report.skipped.values()),
         "skippedByReason": dict(report.skipped),
+        "skippedFiles": [{"path": path, "why": why} for path, why in report.skipped_files],
         "seconds": round(report.seconds, 3),
         "cancelled": report.cancelled,
         "errors": list(report.errors),

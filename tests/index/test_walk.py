@@ -645,7 +645,7 @@ def test_invalid_patterns_in_config_exclude_are_dropped_not_fatal(tmp_path: Path
     assert listed(tmp_path, Config(exclude=["!", "\\", "*_test.py"])) == ["a.py"]
 
 
-def test_documents_it_cannot_read_are_said_skipped_while_images_are_left_out_silently(
+def test_documents_are_listed_legacy_formats_said_skipped_and_images_left_out_silently(
     tmp_path: Path,
 ) -> None:
     make(
@@ -655,14 +655,25 @@ def test_documents_it_cannot_read_are_said_skipped_while_images_are_left_out_sil
             "manual/guide.pdf": b"%PDF-1.7\n\x00\x01",
             "manual/guide.EPUB": b"PK\x03\x04",
             "spec/design.docx": b"PK\x03\x04",
+            "spec/old.doc": b"\xd0\xcf\x11\xe0",
+            "lab/analysis.ipynb": "{}",
             "manual/images/figure.png": b"\x89PNG\x00",
             "old/notes.pdf": b"%PDF-1.4",
             ".gitignore": "old/\n",
         },
     )
-    assert listed(tmp_path) == ["manual/guide.html"]
-    assert skipped(tmp_path) == {
-        "manual/guide.pdf": "unsupported-document",
-        "manual/guide.EPUB": "unsupported-document",
-        "spec/design.docx": "unsupported-document",
-    }
+    assert listed(tmp_path) == [
+        "lab/analysis.ipynb",
+        "manual/guide.EPUB",
+        "manual/guide.html",
+        "manual/guide.pdf",
+        "spec/design.docx",
+    ]
+    assert skipped(tmp_path) == {"spec/old.doc": "unsupported-document"}
+    _, skips = WorkspaceWalker(tmp_path, Config()).walk()
+    assert skips[0].detail == "save it as .docx"
+
+
+def test_a_document_larger_than_the_text_file_limit_is_still_listed(tmp_path: Path) -> None:
+    make(tmp_path, {"manual.pdf": b"%PDF-1.7\n" + b"x" * 3000, "notes.md": "y" * 3000})
+    assert listed(tmp_path, Config(max_file_bytes=1000)) == ["manual.pdf"]

@@ -79,7 +79,7 @@ def _bare(crumb: str) -> str:
 
 def excerpt_label(hit: Hit) -> str:
     """``path:start-end (breadcrumb > title)`` — the location line of an excerpt."""
-    where = f"{hit.path}:{hit.start_line}-{hit.end_line}"
+    where = hit.where
     name = excerpt_name(hit)
     return f"{where} ({name})" if name else where
 

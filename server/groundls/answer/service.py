@@ -169,12 +169,14 @@ def _citation(
     excerpt: Excerpt, weak: bool = False, support: tuple[tuple[int, str], ...] = ()
 ) -> Citation:
     h = excerpt.hit
-    return Citation(excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support)
+    return Citation(
+        excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support, h.place
+    )
 
 
 def _places(hits: list[Hit], language: str) -> str:
     """Where to look when the answer is not found: the best few hits' places."""
-    places = ", ".join(f"{h.path}:{h.start_line}-{h.end_line}" for h in hits[:_EXTRACT_COUNT])
+    places = ", ".join(h.where for h in hits[:_EXTRACT_COUNT])
     return _LOOK_TEXT[language].format(places=places) if places else ""
 
 

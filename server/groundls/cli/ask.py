@@ -147,7 +147,7 @@ def _interactive(
         for c in ans.citations:
             title = f"  {c.title}" if c.title else ""
             weak = "  (weak: the excerpt shares little with the sentence)" if c.weak else ""
-            out.write(f"  [{c.n}] {c.path}:{c.start_line}-{c.end_line}{title}{weak}\n")
+            out.write(f"  [{c.n}] {c.where}{title}{weak}\n")
     out.flush()
     for record in held:
         err.write(f"groundls: {record.getMessage()}\n")

@@ -132,6 +132,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False))
         return 0
     print(report.summary)
+    _print_skipped(report.skipped_files)
     if manifest is not None:
         commit = manifest.commit[:12] or "no git commit"
         print(
@@ -176,7 +177,7 @@ def _print_hits(hits: Sequence[Hit], explanations: Sequence[Explanation] = ()) -
         return
     for i, hit in enumerate(hits, start=1):
         crumb = " > ".join(hit.breadcrumb) if hit.breadcrumb else hit.title
-        print(f"{i:2}. {hit.path}:{hit.start_line}-{hit.end_line}  [{hit.kind}] {crumb}")
+        print(f"{i:2}. {hit.where}  [{hit.kind}] {crumb}")
         print(f"      {hit.snippet}")
         if i <= len(explanations):
             _print_explanation(explanations[i - 1])
@@ -249,7 +250,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
         out = {"chunk": wire.hit_json(chunk), "hits": [wire.hit_json(h) for h in hits]}
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(f"similar to {chunk.path}:{chunk.start_line}-{chunk.end_line} {chunk.title}")
+        print(f"similar to {chunk.where} {chunk.title}")
         _print_hits(hits)
     return 0
 
@@ -313,7 +314,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print(f"chunks: {stats['chunks']}  {_fmt(stats['chunks_by_kind'])}")
     print(f"languages: {_fmt(stats['chunks_by_language'])}")
     print(f"chunk size (chars): {_fmt(stats['chunk_chars'])}")
+    if stats["documents_by_format"]:
+        print(f"documents: {_fmt(stats['documents_by_format'])}")
     print(f"skipped: {_fmt(stats['skipped']) or 'none'}")
+    _print_skipped([(f["path"], f["detail"]) for f in stats["skipped_files"] if f["detail"]])
     for space, model in stats["models"].items():
         extra = f", + {stats['sentence_vectors']} sentence vectors" if model.get("parts") else ""
         print(f"model[{space}]: {model['model']} ({model['version']}, dim {model['dim']}{extra})")
@@ -323,6 +327,18 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     synthetic = 10_000 if args.quick else args.synthetic
     return bench.run(Path(args.workspace), load_config(args), synthetic)
+
+
+#: Skipped documents listed by name (the rest are counted; ``groundls stats --json`` has all).
+_SKIPPED_SHOWN = 20
+
+
+def _print_skipped(files: list[tuple[str, str]]) -> None:
+    """Each document left out and why, so a user can tell which one failed."""
+    for path, why in files[:_SKIPPED_SHOWN]:
+        print(f"  skipped {path}: {why}")
+    if len(files) > _SKIPPED_SHOWN:
+        print(f"  ... and {len(files) - _SKIPPED_SHOWN} more (groundls stats --json lists them)")
 
 
 def _fmt(counts: dict[str, Any]) -> str:

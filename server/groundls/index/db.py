@@ -163,6 +163,27 @@ def m006_history_threads(conn: Any) -> None:
     )
 
 
+def m007_documents(conn: Any) -> None:
+    """Documents read by a reader (PDF, Word, ...): their extracted text and places, so that an
+    unchanged document is never read again; each chunk's place in its document; and why each
+    skipped file was skipped, in words."""
+    _script(
+        conn,
+        """
+        CREATE TABLE documents (
+            path TEXT PRIMARY KEY,
+            format TEXT NOT NULL,
+            checksum TEXT NOT NULL,
+            text TEXT NOT NULL,
+            places TEXT NOT NULL,
+            units INTEGER NOT NULL
+        );
+        ALTER TABLE chunks ADD COLUMN place TEXT NOT NULL DEFAULT '';
+        ALTER TABLE skipped ADD COLUMN detail TEXT NOT NULL DEFAULT ''
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
@@ -170,6 +191,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m004_symbol_table,
     m005_module_names,
     m006_history_threads,
+    m007_documents,
 ]
 
 

@@ -5,6 +5,7 @@ Every write goes through one lock, so a full run and a run for a few saved files
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import threading
@@ -16,6 +17,15 @@ from pathlib import Path
 from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file
 from groundls.config import Config
 from groundls.index import secrets as secrets_redaction
+from groundls.index.documents import (
+    EXTRACTOR_VERSION,
+    DocumentRefused,
+    Extracted,
+    document_format,
+    extract_bounded,
+    place_at,
+)
+from groundls.index.documents.bounded import MAX_DOCUMENT_BYTES
 from groundls.index.embedders import Embedders, EmbedderUnavailable
 from groundls.index.embedding import ChunkVectors, blob_of, embed_chunks
 from groundls.index.spaces import PARTS_SPACE, SpacePolicy
@@ -104,6 +114,8 @@ class Indexer:
         #: deep spaces that cannot be used now (their model server is down), and why
         self.unavailable: dict[str, str] = {}
         self._retry_at = 0.0
+        #: documents read this run and not yet written: path -> (checksum, what was read)
+        self._read_documents: dict[str, tuple[str, Extracted]] = {}
 
     @property
     def running(self) -> bool:
@@ -151,12 +163,57 @@ class Indexer:
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
+    def _document_checksum(self, data: bytes) -> str:
+        """A document's stored checksum: its bytes, as read by this reader and chunker."""
+        secrets = "kept" if self.config.index_secrets else secrets_redaction.VERSION
+        digest = hashlib.sha256(
+            f"{CHUNKER_VERSION}\0{EXTRACTOR_VERSION}\0{self.config.chunk_options}\0{secrets}\0".encode()
+        )
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _read_document(
+        self, file: WorkspaceFile, stored: str | None, stat: tuple[int, int] | None
+    ) -> tuple[str, str] | Skipped | None:
+        """(text as read, checksum) of a document that changed; None when unchanged (same size
+        and time, or same bytes: never read again); Skipped, with why, when it cannot be read.
+        Reading runs in a bounded child process (``extract_bounded``)."""
+        if stored is not None and stat == (file.size, file.mtime_ns):
+            return None
+        try:
+            with open(file.abs_path, "rb") as fh:
+                data = fh.read(MAX_DOCUMENT_BYTES + 1)
+        except OSError:
+            return Skipped(file.path, "unreadable")
+        checksum = self._document_checksum(data)
+        if checksum == stored:
+            self.store.touch_file(file.path, file.size, file.mtime_ns)
+            return None
+        try:
+            document = extract_bounded(file.abs_path, file.path)
+        except DocumentRefused as refused:
+            log.info("%s: skipped: %s", file.path, refused.message)
+            return Skipped(file.path, refused.reason, refused.message)
+        self._read_documents[file.path] = (checksum, document)
+        return document.text, checksum
+
+    def _stored_document(self, path: str) -> Extracted | None:
+        """A document's text as indexed (secrets redacted), when the index holds this file."""
+        stored = self.store.document(path)
+        if stored is None or stored[0] != self.store.file_checksum(path):
+            return None
+        return stored[1]
+
     def read_visible(self, path: str) -> str | None:
         """The text of an indexable workspace file (the walk's rules: inside the workspace, not
-        ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise."""
+        ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise. A
+        document's is its text as read when indexed (PDF pages, slides, ...)."""
         state = WorkspaceWalker(self.root, self.config).check(path)
         if not isinstance(state, WorkspaceFile):
             return None
+        if document_format(path):
+            document = self._stored_document(path)
+            return document.text if document is not None else None
         text = read_text(state, self.config.max_file_bytes)
         return None if isinstance(text, Skipped) else visible_text(path, text, self.config)[0]
 
@@ -410,6 +467,12 @@ class Indexer:
         state = walker.check(path)
         if not isinstance(state, WorkspaceFile):
             return {}
+        if document_format(path):
+            document = self._stored_document(path)
+            if document is None:
+                return {}
+            # the stored text is redacted already: chunked as the index run chunked it
+            return {c.id: c for c in chunk_file(path, document.text, self.config.chunk_options)}
         text = read_text(state, self.config.max_file_bytes)
         if isinstance(text, Skipped):
             return {}
@@ -424,9 +487,13 @@ class Indexer:
     def _record_skipped(
         self, skipped: list[Skipped], report: IndexReport, *, replace_all: bool
     ) -> None:
-        self.store.record_skipped(((s.path, s.reason) for s in skipped), replace_all=replace_all)
+        self.store.record_skipped(
+            ((s.path, s.reason, s.detail) for s in skipped), replace_all=replace_all
+        )
         for s in skipped:
             report.skipped[s.reason] = report.skipped.get(s.reason, 0) + 1
+            if s.detail:
+                report.skipped_files.append((s.path, s.detail))
 
     def _changed(
         self,
@@ -444,6 +511,19 @@ class Indexer:
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
                 return
+            if document_format(file.path):
+                read = self._read_document(file, stored.get(file.path), stats.get(file.path))
+                if read is None:
+                    report.files_unchanged += 1
+                    tick(file.path)
+                elif isinstance(read, Skipped):
+                    skipped.append(read)
+                    if self.store.remove_file(file.path):
+                        report.files_removed += 1
+                    tick(file.path)
+                else:
+                    yield file, *read
+                continue
             text = read_text(file, self.config.max_file_bytes)
             if isinstance(text, Skipped):
                 skipped.append(text)
@@ -490,6 +570,7 @@ class Indexer:
         changed = self._changed(files, skipped, report, tick, cancel)
         for built in (build or self.build_here)(changed, report):
             if built.error:
+                self._read_documents.pop(built.file.path, None)
                 report.errors.append(f"{built.file.path}: chunking failed: {built.error}")
                 skipped.append(Skipped(built.file.path, "chunker-error"))
             else:
@@ -549,6 +630,9 @@ class Indexer:
         between files resumes from the next one)."""
         self._deep_after.clear()  # rewritten chunks may need the deep tier again
         self._deep_order = None
+        read = self._read_documents.pop(file.path, None)
+        if read is not None:
+            chunks = self._keep_document(file.path, *read, chunks)
         language, kind = (chunks[0].language, chunks[0].kind) if chunks else ("", "")
         per_chunk = [vectors.of(c, self.policy) for c in chunks]
         record = FileRecord(file.path, checksum, file.size, file.mtime_ns, language, kind)
@@ -561,3 +645,17 @@ class Indexer:
         )
         report.files_indexed += 1
         report.chunks += len(chunks)
+
+    def _keep_document(
+        self, path: str, checksum: str, document: Extracted, chunks: Sequence[Chunk]
+    ) -> list[Chunk]:
+        """Store a document's text as read (secrets redacted, as its chunks are) so it is never
+        read again, and give its chunks their places ("p. 12")."""
+        visible = dataclasses.replace(
+            document, text=visible_text(path, document.text, self.config)[0]
+        )
+        self.store.save_document(path, document_format(path) or "", checksum, visible)
+        return [
+            dataclasses.replace(c, place=place_at(document.places, c.start_line, c.end_line))
+            for c in chunks
+        ]

@@ -88,11 +88,14 @@ class LayeredStore(Store):
             conn.close()
             why = str(exc).split(":")[0]  # SQLite's reason without the file's full path
             raise BaseRefused(f"base index {self.base_path.name} cannot be read: {why}") from None
+        # a base made before documents were read has no places
+        base_columns = {row[1] for row in conn.execute("PRAGMA base.table_info(chunks)")}
+        base_place = "c.place" if "place" in base_columns else "''"
         conn.execute(
-            f"CREATE TEMP VIEW layered_chunks AS SELECT {_CHUNK_COLUMNS}, space, parts"
+            f"CREATE TEMP VIEW layered_chunks AS SELECT {_CHUNK_COLUMNS}, space, parts, place"
             " FROM main.chunks UNION ALL"
             f" SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))},"
-            " trim(c.space || ',' || coalesce(s.space, ''), ','), c.parts"
+            f" trim(c.space || ',' || coalesce(s.space, ''), ','), c.parts, {base_place}"
             " FROM base.chunks c LEFT JOIN main.base_spaces s ON s.chunk = c.id"
             f" WHERE c.path NOT IN ({_SHADOWED_PATHS})"
         )

@@ -32,7 +32,7 @@ PART_STRIDE = 1024
 
 _HIT_COLUMNS = (
     "c.id, c.chunk_id, c.path, c.start_line, c.end_line, c.kind, c.language, c.text_type, "
-    "c.title, c.breadcrumb, c.text"
+    "c.title, c.breadcrumb, c.text, c.place"
 )
 
 
@@ -49,6 +49,7 @@ def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
         breadcrumb=tuple(json.loads(row[9])),
         text=row[10],
         score=score,
+        place=row[11],
     )
 
 

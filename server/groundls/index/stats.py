@@ -30,10 +30,16 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
         "chunks_by_kind": by_kind,
         "chunks_by_language": by_language,
         "chunk_chars": _histogram(lengths),
+        "documents_by_format": dict(
+            conn.execute("SELECT format, COUNT(*) FROM documents GROUP BY format").fetchall()
+        ),
         "skipped": skipped,
+        # documents first: a user who asks about a manual wants to know why it was left out
         "skipped_files": [
-            {"path": p, "reason": r}
-            for p, r in conn.execute("SELECT path, reason FROM skipped ORDER BY path LIMIT 200")
+            {"path": p, "reason": r, "detail": d}
+            for p, r, d in conn.execute(
+                "SELECT path, reason, detail FROM skipped ORDER BY detail = '', path LIMIT 200"
+            )
         ],
     }
 

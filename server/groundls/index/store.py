@@ -22,6 +22,7 @@ from groundls.chunkers import Chunk
 from groundls.index import fts_totals
 from groundls.index.ann import AnnCopy
 from groundls.index.db import migrate, transaction
+from groundls.index.documents.base import Extracted
 from groundls.index.history import History
 from groundls.index.reads import PART_STRIDE, StoreReads, log
 from groundls.index.stats import index_stats
@@ -279,8 +280,16 @@ class Store(StoreReads):
                 previous = old.get(chunk.id)
                 if previous and previous[1] == chunk.content_hash and previous[2] == space_list:
                     conn.execute(
-                        "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ? WHERE id = ?",
-                        (ordinal, chunk.start_line, chunk.end_line, chunk.text, previous[0]),
+                        "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ?,"
+                        " place = ? WHERE id = ?",
+                        (
+                            ordinal,
+                            chunk.start_line,
+                            chunk.end_line,
+                            chunk.text,
+                            chunk.place,
+                            previous[0],
+                        ),
                     )
                     if tuple(previous[3]) != (*_facts(chunk), _names(chunk)):
                         # the same text, described anew (a newer chunker): the vectors stay
@@ -347,8 +356,8 @@ class Store(StoreReads):
             rowid = max(self.FIRST_ID, (last or 0) + 1)
         cur = self.conn.execute(
             "INSERT INTO chunks(id, chunk_id, file_id, path, ord, start_line, end_line, language,"
-            " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " kind, text_type, title, breadcrumb, symbol, signature, text, content_hash, space,"
+            " place) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 rowid,
                 chunk.id,
@@ -367,6 +376,7 @@ class Store(StoreReads):
                 chunk.text,
                 chunk.content_hash,
                 space_list,
+                chunk.place,
             ),
         )
         rowid = int(cur.lastrowid)
@@ -493,6 +503,7 @@ class Store(StoreReads):
         for rowid, space_list in rows:
             parts += self._delete_chunk(rowid, space_list)
         cur = self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM documents WHERE path = ?", (path,))
         return cur.rowcount > 0, [r[0] for r in rows], parts
 
     # -- large-index vector copies ------------------------------------------------------------
@@ -513,14 +524,43 @@ class Store(StoreReads):
     ) -> None:
         self._copies.patch(seq, removed, added, removed_parts or [])
 
-    def record_skipped(self, skipped: Iterable[tuple[str, str]], *, replace_all: bool) -> None:
+    def record_skipped(self, skipped: Iterable[tuple[str, str, str]], *, replace_all: bool) -> None:
+        """Files left out: (path, reason, what a user can do about it in words)."""
         conn = self.conn
         with self._write():
             if replace_all:
                 conn.execute("DELETE FROM skipped")
             conn.executemany(
-                "INSERT OR REPLACE INTO skipped(path, reason) VALUES (?, ?)", list(skipped)
+                "INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES (?, ?, ?)",
+                list(skipped),
             )
+
+    # -- documents (PDF, Word, ...): their text as read, so they are never read twice ----------
+
+    def save_document(self, path: str, fmt: str, checksum: str, document: Extracted) -> None:
+        with self._write():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO documents(path, format, checksum, text, places, units)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    path,
+                    fmt,
+                    checksum,
+                    document.text,
+                    json.dumps(document.places, ensure_ascii=False),
+                    document.units,
+                ),
+            )
+
+    def document(self, path: str) -> tuple[str, Extracted] | None:
+        """(checksum, extracted text and places) of a document as indexed, or None."""
+        row = self.conn.execute(
+            "SELECT checksum, text, places, units FROM documents WHERE path = ?", (path,)
+        ).fetchone()
+        if row is None:
+            return None
+        places = [(int(line), str(label)) for line, label in json.loads(row[2])]
+        return row[0], Extracted(row[1], "", places, int(row[3]))
 
     def stats(self) -> dict[str, Any]:
         return index_stats(self.conn, self.CHUNKS, self.FILES)

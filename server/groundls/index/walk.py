@@ -11,6 +11,8 @@ from pathlib import Path, PurePath
 
 from groundls.chunkers import classify
 from groundls.config import Config
+from groundls.index.documents import LEGACY_FORMATS, document_format
+from groundls.index.documents.bounded import MAX_DOCUMENT_BYTES
 from groundls.index.excludes import (
     ALWAYS_EXCLUDED_DIRS,
     DEFAULT_EXCLUDED_DIRS,
@@ -41,24 +43,17 @@ SKIP_REASONS = (
     "symlink-outside",
     "minified",
     "unsupported-document",
+    "encrypted",
+    "no-text-layer",
+    "corrupt-document",
+    "document-too-large",
+    "document-timeout",
+    "chunker-error",
 )
-#: Documents whose text groundls cannot read yet (a manual shipped as PDF or EPUB beside its
-#: HTML, a spec as .docx): said as skipped, so that a user who asks about one knows why nothing
-#: is found. Other files of unknown types (images, archives, binaries) are left out silently.
-UNSUPPORTED_DOCUMENTS = (
-    ".pdf",
-    ".epub",
-    ".doc",
-    ".docx",
-    ".odt",
-    ".rtf",
-    ".ppt",
-    ".pptx",
-    ".odp",
-    ".xls",
-    ".xlsx",
-    ".ods",
-)
+#: Documents in formats groundls does not read (binary Office files, RTF): said as skipped, with
+#: what to save them as, so that a user who asks about one knows why nothing is found. Other
+#: files of unknown types (images, archives, binaries) are left out silently.
+UNSUPPORTED_DOCUMENTS = tuple(LEGACY_FORMATS)
 
 _IGNORE_FILES = (".gitignore", ".groundlsignore")
 _BINARY_PROBE = 8192
@@ -95,6 +90,8 @@ class Skipped:
 
     path: str
     reason: str
+    #: what happened and what a user can do, in words ("encrypted: the PDF needs a password")
+    detail: str = ""
 
 
 def read_text(file: WorkspaceFile, max_bytes: int) -> str | Skipped:
@@ -320,7 +317,8 @@ class WorkspaceWalker:
         if secret:
             return Skipped(rel, "secret")
         if document:
-            return Skipped(rel, "unsupported-document")
+            suffix = name[name.rfind(".") :].lower()
+            return Skipped(rel, "unsupported-document", LEGACY_FORMATS[suffix])
         if is_link:
             real = os.path.realpath(abs_path)
             if self._rel_inside(real) is None:
@@ -333,7 +331,8 @@ class WorkspaceWalker:
             return Skipped(rel, "unreadable")
         if not stat.S_ISREG(info.st_mode):
             return None
-        if info.st_size > self.config.max_file_bytes:
+        limit = MAX_DOCUMENT_BYTES if document_format(name) else self.config.max_file_bytes
+        if info.st_size > limit:
             return Skipped(rel, "too-large")
         if not os.access(abs_path, os.R_OK):
             return Skipped(rel, "unreadable")

@@ -199,6 +199,8 @@ def _structured(folder: Folder, hit: Hit) -> dict[str, Any]:
         "kind": hit.kind,
         "language": hit.language,
     }
+    if hit.place:
+        out["place"] = hit.place
     if hit.kind == "code":
         out["contentMd"] = f"```{hit.language}\n{hit.text.rstrip()}\n```"
     elif hit.text_type in ("table", "list", "code"):

@@ -87,7 +87,8 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | 
     for n, hit in enumerate(chosen, 1):
         path = relative(folder, hit.path)
         link = f"{folder.uri_for(path)}#L{hit.start_line}"
-        lines.append(f"{n}. [{_escape(_label(hit))}]({link}) `{path}:{hit.start_line}`  ")
+        shown = f"{path} {hit.place}" if hit.place else f"{path}:{hit.start_line}"
+        lines.append(f"{n}. [{_escape(_label(hit))}]({link}) `{shown}`  ")
         preview = _preview(hit)
         lines.append(f"   {_escape(preview)}" if preview else "   ")
     if folder.indexing:

@@ -12,7 +12,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from groundls import wire
 from groundls.index import base as base_index
-from groundls.results import Answer, Hit, SearchResult
+from groundls.results import Answer, Citation, Hit, SearchResult
 
 CONFIDENCE_MEANING = (
     "confidence: high = a hit defines the asked name, or the keyword and meaning lists agree on "
@@ -44,6 +44,7 @@ class HitRecord(TypedDict):
     language: str
     chunk_id: str
     snippet: str
+    place: NotRequired[str]
     explain: NotRequired[ExplainRecord]
 
 
@@ -67,6 +68,7 @@ class CitationRecord(TypedDict):
     start_line: int
     end_line: int
     title: str
+    place: NotRequired[str]
 
 
 class AnswerRecord(TypedDict):
@@ -83,7 +85,7 @@ def place(path: str, start: int, end: int) -> str:
 
 
 def hit_record(hit: Hit) -> HitRecord:
-    return {
+    record: HitRecord = {
         "path": hit.path,
         "start_line": hit.start_line,
         "end_line": hit.end_line,
@@ -93,6 +95,9 @@ def hit_record(hit: Hit) -> HitRecord:
         "chunk_id": hit.chunk_id,
         "snippet": hit.snippet,
     }
+    if hit.place:
+        record["place"] = hit.place
+    return record
 
 
 def hits_text(hits: list[Hit] | tuple[Hit, ...], start: int = 1) -> str:
@@ -100,9 +105,8 @@ def hits_text(hits: list[Hit] | tuple[Hit, ...], start: int = 1) -> str:
     lines = []
     for n, hit in enumerate(hits, start):
         title = f"  {hit.title}" if hit.title else ""
-        lines.append(
-            f"{n}. {place(hit.path, hit.start_line, hit.end_line)}{title}  [{hit.chunk_id}]"
-        )
+        shown = hit.where if hit.place else place(hit.path, hit.start_line, hit.end_line)
+        lines.append(f"{n}. {shown}{title}  [{hit.chunk_id}]")
         if hit.snippet and hit.snippet != hit.title:
             lines.append(f"   {hit.snippet}")
     return "\n".join(lines)
@@ -147,7 +151,7 @@ def answer_text(answer: Answer) -> str:
     if answer.citations:
         parts.append(
             "\n".join(
-                f"[{c.n}] {place(c.path, c.start_line, c.end_line)}"
+                f"[{c.n}] {c.where if c.place else place(c.path, c.start_line, c.end_line)}"
                 + (f"  {c.title}" if c.title else "")
                 for c in answer.citations
             )
@@ -168,17 +172,21 @@ def answer_record(answer: Answer) -> AnswerRecord:
         "found": answer.found,
         "mode": answer.mode,
         "confidence": answer.confidence,
-        "citations": [
-            {
-                "n": c.n,
-                "path": c.path,
-                "start_line": c.start_line,
-                "end_line": c.end_line,
-                "title": c.title,
-            }
-            for c in answer.citations
-        ],
+        "citations": [_citation_record(c) for c in answer.citations],
     }
+
+
+def _citation_record(c: Citation) -> CitationRecord:
+    record: CitationRecord = {
+        "n": c.n,
+        "path": c.path,
+        "start_line": c.start_line,
+        "end_line": c.end_line,
+        "title": c.title,
+    }
+    if c.place:
+        record["place"] = c.place
+    return record
 
 
 def status_text(status: dict[str, Any]) -> str:

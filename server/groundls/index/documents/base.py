@@ -1,0 +1,150 @@
+"""What every document reader returns, and the reasons a document is refused."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+#: Raise when a reader's output changes: every document is read again on the next index run.
+EXTRACTOR_VERSION = 1
+
+#: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them).
+DOCUMENT_FORMATS: dict[str, str] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".odt": "odt",
+    ".epub": "epub",
+    ".ipynb": "ipynb",
+}
+#: Formats groundls does not read (binary Office formats before 2007, RTF, OpenDocument slides
+#: and sheets): listed as skipped, with what to save them as.
+LEGACY_FORMATS: dict[str, str] = {
+    ".doc": "save it as .docx",
+    ".ppt": "save it as .pptx",
+    ".xls": "save it as .xlsx",
+    ".rtf": "save it as .docx or .odt",
+    ".odp": "save it as .pptx",
+    ".ods": "save it as .xlsx",
+}
+
+#: How a place is named in a citation, by kind.
+_LABELS = {"page": "p. {}", "slide": "slide {}", "sheet": "sheet {}", "cell": "cell {}"}
+
+
+def document_format(path: str) -> str | None:
+    """The format a reader reads ``path`` as ("pdf", "docx", ...), or None."""
+    return DOCUMENT_FORMATS.get(PurePosixPath(path).suffix.lower())
+
+
+class DocumentRefused(Exception):
+    """A document that cannot be read. ``reason`` is one of the index's skip reasons
+    ("encrypted", "no-text-layer", "corrupt-document", "document-too-large",
+    "document-timeout"); the message says what a user can do about it."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass
+class Extracted:
+    """A document's text with structure, and where each of its places (page, slide, sheet,
+    cell) begins: ``places`` holds (first line, 1-based, of the place; its label), in line
+    order. ``syntax`` is the chunker that reads ``text``: "markdown" or "html"."""
+
+    text: str
+    syntax: str = "markdown"
+    places: list[tuple[int, str]] = field(default_factory=list)
+    #: pages, slides, sheets or cells read (what ``groundls bench`` counts per second)
+    units: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "syntax": self.syntax,
+            "places": [list(p) for p in self.places],
+            "units": self.units,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Extracted:
+        places = [(int(line), str(label)) for line, label in data.get("places", [])]  # type: ignore[union-attr]
+        return cls(
+            str(data["text"]),
+            str(data.get("syntax", "markdown")),
+            places,
+            int(data.get("units", 0)),
+        )  # type: ignore[arg-type]
+
+
+def place_label(kind: str, value: object) -> str:
+    return _LABELS[kind].format(value)
+
+
+def place_at(places: list[tuple[int, str]], start_line: int, end_line: int) -> str:
+    """The place a chunk of lines ``start_line``..``end_line`` stands at: "p. 12", or
+    "pp. 12–13" when it runs over two pages; "" when the document names no places."""
+    if not places:
+        return ""
+    starts = [line for line, _ in places]
+    first = places[max(0, bisect.bisect_right(starts, start_line) - 1)][1]
+    last = places[max(0, bisect.bisect_right(starts, end_line) - 1)][1]
+    if first == last:
+        return first
+    if first.startswith("p. ") and last.startswith("p. "):
+        return f"pp. {first[3:]}–{last[3:]}"
+    return f"{first}–{last}"
+
+
+class TextBuilder:
+    """Lines of extracted text and the places they begin; readers append to it."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.places: list[tuple[int, str]] = []
+        self.units = 0
+
+    def place(self, kind: str, value: object) -> None:
+        """The lines added next belong to this place."""
+        self.units += 1
+        label = place_label(kind, value)
+        line = len(self.lines) + 1
+        if self.places and self.places[-1][0] == line:
+            self.places[-1] = (line, label)  # the previous place held no lines
+        else:
+            self.places.append((line, label))
+
+    def heading(self, level: int, text: str) -> None:
+        text = " ".join(text.split())
+        if text:
+            self.block([f"{'#' * max(1, min(level, 6))} {text}"])
+
+    def block(self, lines: list[str]) -> None:
+        """A paragraph (or a table, a list, a code block): blank lines around it."""
+        lines = [line.rstrip() for line in lines]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if not lines:
+            return
+        if self.lines and self.lines[-1] != "":
+            self.lines.append("")
+        self.lines.extend(lines)
+        self.lines.append("")
+
+    def result(self, syntax: str = "markdown") -> Extracted:
+        return Extracted("\n".join(self.lines).rstrip() + "\n", syntax, self.places, self.units)
+
+
+def escape_markdown_line(line: str) -> str:
+    """A line of extracted prose that Markdown must not read as markup of its own (a heading,
+    a fence, a thematic break, raw HTML)."""
+    stripped = line.lstrip()
+    if stripped.startswith(("#", "```", "~~~", "<", "---", "===", ">")):
+        return "\\" + stripped
+    return line

@@ -1,0 +1,87 @@
+"""Read a document in a child process with a time and memory bound.
+
+A reader parses untrusted bytes with native code (PDFium) and unpacks containers: a hostile file
+could loop, take all memory or crash. In a child process, the worst it does is get the file
+listed as skipped ("document-timeout", "document-too-large", "corrupt-document"); the index run
+and the language server carry on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .base import DocumentRefused, Extracted
+
+#: Seconds one document may take to read (a 300-page text PDF takes about 3 on two cores).
+TIME_LIMIT_S = 120.0
+#: Address space the child may use (PDFium and Python's own ~200 MB included).
+MEMORY_LIMIT = 2 * 1024**3
+#: The largest document read at all.
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+
+def extract_bounded(
+    abs_path: Path, rel_path: str, *, time_limit: float = TIME_LIMIT_S, memory: int = MEMORY_LIMIT
+) -> Extracted:
+    """Read the document at ``abs_path`` in a child process; raises :class:`DocumentRefused`
+    (with why) for a document that cannot be read, is too large or too slow."""
+    try:
+        size = os.path.getsize(abs_path)
+    except OSError:
+        raise DocumentRefused("unreadable", f"{rel_path} cannot be read") from None
+    if size > MAX_DOCUMENT_BYTES:
+        raise DocumentRefused("too-large", f"{size:,} bytes (at most {MAX_DOCUMENT_BYTES:,})")
+    command = [sys.executable, "-m", "groundls.index.documents.child", str(abs_path), rel_path]
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=time_limit,
+            preexec_fn=_limits(memory) if os.name == "posix" else None,  # noqa: PLW1509
+            env=_child_env(),
+        )
+    except subprocess.TimeoutExpired:
+        raise DocumentRefused(
+            "document-timeout", f"reading it took over {time_limit:.0f} s"
+        ) from None
+    except OSError as exc:
+        raise DocumentRefused("unreadable", f"the reader could not start: {exc}") from None
+    if done.returncode != 0 or not done.stdout:
+        if done.returncode < 0 or done.returncode in (-9, 137, 139):
+            why = "the reader ran out of memory or crashed on it"
+        else:
+            why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[-1]
+        raise DocumentRefused("corrupt-document", f"cannot read it: {why[:200]}")
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        raise DocumentRefused(
+            "corrupt-document", "cannot read it: the reader's reply was cut"
+        ) from None
+    if "refused" in reply:
+        raise DocumentRefused(reply["refused"], reply["message"])
+    return Extracted.from_json(reply)
+
+
+def _limits(memory: int):  # type: ignore[no-untyped-def]
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        with contextlib.suppress(OSError):
+            os.nice(5)  # the editor and searches come first
+
+    return apply
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    server = str(Path(__file__).resolve().parents[3])
+    env["PYTHONPATH"] = server + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    return env

@@ -1,0 +1,332 @@
+"""PDF: the text layer, page by page (PDFium, through pypdfium2).
+
+PDFium gives each page's text in reading order with its line breaks, and for each character
+its font size, weight and box. From those:
+
+- headings come from the outline (bookmarks) where the PDF has one, else from lines set larger
+  (or bolder) than the body text;
+- a line that wraps inside a paragraph is joined to the next (Japanese with no space);
+- running headers, footers and page numbers are dropped;
+- table-of-contents entries (a title with dot leaders and a page number, or a run of lines that
+  repeat the document's headings) are dropped, so a contents page cannot outrank the sections it
+  lists.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from .base import DocumentRefused, Extracted, TextBuilder, escape_markdown_line
+
+#: More pages than this is refused (a 50,000-page file is not a manual anyone reads).
+MAX_PAGES = 5000
+#: Characters per page below which a page is taken for a scanned image.
+_SCAN_CHARS = 20
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-–—(\[]*(?:page|p\.|ページ)?\s*[0-9ivxlcdm]+(?:\s*(?:/|of)\s*[0-9]+)?\s*(?:ページ)?[\s\-–—)\]]*$",
+    re.IGNORECASE,
+)
+_LEADERS = re.compile(r"(?:\s*[.・･…‥·]){3,}\s*[0-9ivxlcdm]+\s*$", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-•●○■□◆◇▪*–]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|[①-⑳])\s")
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_SENTENCE_END = re.compile(r"[.。!?！？:：]$")
+
+
+@dataclass
+class _Line:
+    page: int
+    text: str
+    size: float
+    weight: int
+    left: float
+    right: float
+    top: float
+    bottom: float
+    heading: int = 0  # level, 0 for body text
+
+
+def read_pdf(data: bytes) -> Extracted:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise DocumentRefused(
+                "encrypted", "encrypted: the PDF needs a password (save a copy without one)"
+            ) from None
+        raise DocumentRefused("corrupt-document", f"corrupt PDF: {exc}") from None
+    try:
+        count = len(pdf)
+        if count > MAX_PAGES:
+            raise DocumentRefused(
+                "document-too-large", f"a PDF of {count:,} pages (at most {MAX_PAGES:,} are read)"
+            )
+        pages = [_page_lines(pdf, i) for i in range(count)]
+        outline = _outline(pdf)
+    finally:
+        pdf.close()
+    chars = sum(len(line.text.strip()) for page in pages for line in page)
+    if count and chars < _SCAN_CHARS:
+        raise DocumentRefused(
+            "no-text-layer", "no text layer: scanned images (OCR is not supported)"
+        )
+    return _compose(pages, outline)
+
+
+def _page_lines(pdf: object, index: int) -> list[_Line]:
+    import pypdfium2.raw as raw
+
+    page = pdf[index]  # type: ignore[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            count = textpage.count_chars()
+            text = textpage.get_text_range(0, count) if count > 0 else ""
+            lines: list[_Line] = []
+            for match in re.finditer(r"[^\r\n]+", text):
+                start, end = match.start(), match.end() - 1
+                body = _CONTROL.sub("", match.group(0).replace("\x02", "")).strip()
+                if not body or start >= count:
+                    continue
+                first = _first_visible(match.group(0)) + start
+                left, bottom, _, top = textpage.get_charbox(min(first, count - 1), loose=True)
+                right = textpage.get_charbox(min(end, count - 1), loose=True)[2]
+                size = raw.FPDFText_GetFontSize(textpage.raw, min(first, count - 1))
+                weight = raw.FPDFText_GetFontWeight(textpage.raw, min(first, count - 1))
+                lines.append(
+                    _Line(
+                        index + 1, body, round(size * 2) / 2, int(weight), left, right, top, bottom
+                    )
+                )
+            return lines
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+
+
+def _first_visible(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _outline(pdf: object) -> dict[int, list[tuple[int, str]]]:
+    """The bookmarks by page: {page: [(level, title)]} (level 1 at the top)."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    try:
+        for item in pdf.get_toc(max_depth=6):  # type: ignore[attr-defined]
+            title = " ".join((item.get_title() or "").split())
+            if title and item.page_index is not None:
+                found.setdefault(item.page_index + 1, []).append((item.level + 1, title))
+    except Exception:  # noqa: BLE001 - a broken outline: fall back to font sizes
+        return {}
+    return found
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
+
+
+def _drop_running(pages: list[list[_Line]]) -> None:
+    """Remove running headers, footers and page numbers: lines among a page's first or last two
+    that repeat (digits aside) on many pages, and page-number lines there."""
+    edge = Counter[str]()
+    for lines in pages:
+        for line in {_digitless(ln.text) for ln in lines[:2] + lines[-2:]}:
+            edge[line] += 1
+    repeated = max(3, len(pages) * 2 // 5)
+    for i, lines in enumerate(pages):
+        keep = []
+        for j, line in enumerate(lines):
+            at_edge = j < 2 or j >= len(lines) - 2
+            if at_edge and (
+                _PAGE_NUMBER.match(line.text)
+                or (len(pages) >= 3 and edge[_digitless(line.text)] >= repeated)
+            ):
+                continue
+            keep.append(line)
+        pages[i] = keep
+
+
+def _digitless(text: str) -> str:
+    return re.sub(r"[0-9]+", "#", _norm(text))
+
+
+def _mark_headings(
+    lines: list[_Line], outline: dict[int, list[tuple[int, str]]], body: float, bold: int
+) -> None:
+    if outline:
+        for line in lines:
+            for level, title in outline.get(line.page, ()):
+                if _norm(line.text) == _norm(title) or (
+                    len(line.text) <= 200 and _norm(line.text).startswith(_norm(title))
+                ):
+                    line.heading = level
+                    break
+        if any(line.heading for line in lines):
+            return
+    larger = sorted(
+        {ln.size for ln in lines if ln.size >= body * 1.12 and _heading_like(ln.text)}, reverse=True
+    )
+    rank = {size: i + 1 for i, size in enumerate(larger[:4])}
+    bold_level = min(len(rank) + 1, 6)
+    for line in lines:
+        if not _heading_like(line.text):
+            continue
+        if line.size in rank:
+            line.heading = rank[line.size]
+        elif line.weight >= bold and line.size >= body and len(line.text) <= 80:
+            line.heading = bold_level
+
+
+def _heading_like(text: str) -> bool:
+    return 0 < len(text) <= 120 and not _LEADERS.search(text) and not _PAGE_NUMBER.match(text)
+
+
+def _drop_contents(lines: list[_Line]) -> list[_Line]:
+    """Lines of a table of contents: dot leaders and a page number, or a run of three or more
+    lines that each repeat a heading of the document (a chapter's list of its sections)."""
+    titles = {_norm(ln.text) for ln in lines if ln.heading}
+    entry = [
+        not ln.heading and (bool(_LEADERS.search(ln.text)) or _norm(ln.text) in titles)
+        for ln in lines
+    ]
+    drop = [False] * len(lines)
+    i = 0
+    while i < len(lines):
+        if not entry[i]:
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and entry[j]:
+            j += 1
+        leaders = any(_LEADERS.search(lines[k].text) for k in range(i, j))
+        if j - i >= 3 or leaders:
+            for k in range(i, j):
+                drop[k] = True
+        i = j
+    return [ln for ln, d in zip(lines, drop, strict=True) if not d]
+
+
+def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]) -> Extracted:
+    _drop_running(pages)
+    lines = [line for page in pages for line in page]
+    sizes = Counter[float]()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    weights = Counter[int]()
+    for line in lines:
+        weights[line.weight] += len(line.text)
+    # bolder than the body text by a clear step (PDFium's weights vary by producer)
+    bold = (weights.most_common(1)[0][0] if weights else 400) + 150
+    _mark_headings(lines, outline, body, bold)
+    lines = _drop_contents(lines)
+    gaps = [
+        a.bottom - b.top
+        for a, b in zip(lines, lines[1:], strict=False)
+        if a.page == b.page and not a.heading and not b.heading and 0 < a.bottom - b.top < 3 * body
+    ]
+    spacing = statistics.median(gaps) if gaps else body
+    right_edge: dict[int, float] = {}
+    for line in lines:
+        right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.right)
+    out = TextBuilder()
+    page = 0
+    paragraph: list[str] = []
+    previous: _Line | None = None
+
+    def flush() -> None:
+        if paragraph:
+            out.block([escape_markdown_line(p) for p in paragraph])
+            paragraph.clear()
+
+    for line in lines:
+        if line.page != page and not (
+            paragraph and previous and _continues(previous, line, right_edge, spacing, body)
+        ):
+            flush()
+            while page < line.page:
+                page += 1
+                out.place("page", page)
+        if line.heading:
+            flush()
+            if line.page != page:
+                while page < line.page:
+                    page += 1
+                    out.place("page", page)
+            if (
+                previous is not None
+                and previous.heading == line.heading
+                and previous.page == line.page
+                and out.lines
+                and out.lines[-2:-1]
+                and out.lines[-2].startswith("#")
+                and line.top > previous.bottom - 2 * spacing
+            ):
+                out.lines[-2] += " " + line.text  # a heading set on two lines
+            else:
+                out.heading(line.heading, line.text)
+            previous = line
+            continue
+        if (
+            paragraph
+            and previous is not None
+            and not previous.heading
+            and _continues(previous, line, right_edge, spacing, body)
+        ):
+            paragraph[-1] = _join(paragraph[-1], line.text)
+        elif (
+            paragraph
+            and previous is not None
+            and not previous.heading
+            and _same_block(previous, line, spacing)
+        ):
+            paragraph.append(line.text)
+        else:
+            flush()
+            paragraph.append(line.text)
+        previous = line
+    flush()
+    while page < len(pages):
+        page += 1
+        out.place("page", page)
+    result = out.result()
+    result.units = len(pages)
+    return result
+
+
+def _continues(
+    previous: _Line, line: _Line, right_edge: dict[int, float], spacing: float, body: float
+) -> bool:
+    """Whether ``line`` carries on the sentence ``previous`` wrapped: the previous line reaches
+    the right margin, the two are set alike and close, and the new line starts no list item."""
+    if _LIST_ITEM.match(line.text) or abs(previous.size - line.size) > 0.5:
+        return False
+    if previous.right < right_edge.get(previous.page, 0.0) - 2.5 * max(body, 1.0) / 1.5:
+        return False  # the previous line stops short: its paragraph ends there
+    if previous.page == line.page:
+        gap = previous.bottom - line.top
+        if gap > 1.8 * spacing or gap < -spacing:
+            return False
+    elif _SENTENCE_END.search(previous.text):
+        return False
+    return True
+
+
+def _same_block(previous: _Line, line: _Line, spacing: float) -> bool:
+    """Short lines set close together (a list, a table's rows): one block, line by line."""
+    return previous.page == line.page and 0 <= previous.bottom - line.top <= 1.8 * spacing
+
+
+def _join(left: str, right: str) -> str:
+    if left.endswith("-") and right[:1].islower() and left[-2:-1].isalpha():
+        return left[:-1] + right  # a word hyphenated at the line's end
+    if _CJK.match(left[-1:]) or _CJK.match(right[:1]):
+        return left + right
+    return left + " " + right

@@ -1,0 +1,34 @@
+"""Bytes of a document -> its text with structure, by format (in this process: see
+:mod:`.bounded` for the bounded child process the index uses)."""
+
+from __future__ import annotations
+
+from .base import DocumentRefused, Extracted, document_format
+
+
+def extract(path: str, data: bytes) -> Extracted:
+    """Read a document of a known format; raises :class:`DocumentRefused`."""
+    fmt = document_format(path)
+    if fmt == "pdf":
+        from .pdf import read_pdf
+
+        return read_pdf(data)
+    if fmt in ("docx", "pptx", "xlsx"):
+        from . import ooxml
+
+        return {"docx": ooxml.read_docx, "pptx": ooxml.read_pptx, "xlsx": ooxml.read_xlsx}[fmt](
+            data
+        )
+    if fmt == "odt":
+        from .odt import read_odt
+
+        return read_odt(data)
+    if fmt == "epub":
+        from .epub import read_epub
+
+        return read_epub(data)
+    if fmt == "ipynb":
+        from .notebook import read_notebook
+
+        return read_notebook(data)
+    raise DocumentRefused("unsupported-document", f"{path}: not a document groundls reads")
