@@ -30,8 +30,9 @@ LEGACY_FORMATS: dict[str, str] = {
     ".ods": "save it as .xlsx",
 }
 
-#: How a place is named in a citation, by kind.
+#: How a place is named in a citation, by kind; and a run of them.
 _LABELS = {"page": "p. {}", "slide": "slide {}", "sheet": "sheet {}", "cell": "cell {}"}
+_PLURALS = {"p.": "pp.", "slide": "slides", "sheet": "sheets", "cell": "cells", "ch.": "ch."}
 
 
 def document_format(path: str) -> str | None:
@@ -95,8 +96,10 @@ def place_at(places: list[tuple[int, str]], start_line: int, end_line: int) -> s
     last = places[max(0, bisect.bisect_right(starts, end_line) - 1)][1]
     if first == last:
         return first
-    if first.startswith("p. ") and last.startswith("p. "):
-        return f"pp. {first[3:]}–{last[3:]}"
+    kind, _, low = first.partition(" ")
+    other, _, high = last.partition(" ")
+    if kind == other and kind in _PLURALS:
+        return f"{_PLURALS[kind]} {low}–{high}"  # "pp. 12–13", "slides 2–3"
     return f"{first}–{last}"
 
 

@@ -261,10 +261,9 @@ def read_xlsx(data: bytes) -> Extracted:
             header, body = rows[0], rows[1:]
             width = max(len(r) for r in rows)
             header = header + [""] * (width - len(header))
-            rule = "| " + " | ".join("---" for _ in header) + " |"
             for start in range(0, max(1, len(body)), ROWS_PER_BLOCK):
                 block = body[start : start + ROWS_PER_BLOCK]
-                out.block([*_table_rows([header]), rule, *_table_rows(block, rule=False)])
+                out.block([*_table_rows([header]), *_table_rows(block, rule=False)])
         if cut:
             out.block([f"({cut:,} more rows not read)"])
     return out.result()

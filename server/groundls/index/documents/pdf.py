@@ -67,11 +67,25 @@ def read_pdf(data: bytes) -> Extracted:
             raise DocumentRefused(
                 "document-too-large", f"a PDF of {count:,} pages (at most {MAX_PAGES:,} are read)"
             )
-        pages = [_page_lines(pdf, i) for i in range(count)]
+        pages: list[list[_Line]] = []
+        failed = 0
+        for i in range(count):
+            try:
+                pages.append(_page_lines(pdf, i))
+            except pdfium.PdfiumError:
+                failed += 1  # a broken page: the others are still read
+                pages.append([])
+        if count and failed == count:
+            raise DocumentRefused("corrupt-document", "corrupt PDF: none of its pages can be read")
         outline = _outline(pdf)
     finally:
         pdf.close()
     chars = sum(len(line.text.strip()) for page in pages for line in page)
+    if count and chars < _SCAN_CHARS and failed:
+        raise DocumentRefused(
+            "corrupt-document",
+            f"corrupt PDF: {failed} of {count} pages cannot be read and the rest hold no text",
+        )
     if count and chars < _SCAN_CHARS:
         raise DocumentRefused(
             "no-text-layer", "no text layer: scanned images (OCR is not supported)"
