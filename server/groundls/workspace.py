@@ -22,6 +22,7 @@ from groundls.chunkers.base import CHUNK_ID_RE
 from groundls.config import Config, ServedEmbeddingsConfig
 from groundls.index import base as base_index
 from groundls.index.cluster import RayPlan, ray_build
+from groundls.index.documents import Extracted
 from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
 from groundls.index.indexer import Indexer
 from groundls.index.layered import LayeredStore
@@ -302,6 +303,14 @@ class Workspace:
         if lines and lines[-1] == "":
             lines.pop()
         return lines[max(0, start - 1) : max(0, end)], len(lines)
+
+    def document_text(self, rel_path: str) -> Extracted:
+        """A document's text as the index read it (PDF pages, slides, sheets, cells) and where
+        each place begins. Raises :class:`NotReadable` for anything else."""
+        document = self.indexer.document(rel_path)
+        if document is None:
+            raise NotReadable(f"{rel_path} is not an indexed document of this workspace")
+        return document
 
     def get_chunk(self, chunk_id: str) -> Hit | None:
         _check_id(chunk_id)

@@ -26,21 +26,23 @@ SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, which has LibreOffice's UNO brid
 
 
 def need(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if "uno" in tools:
-        missing.remove("uno") if "uno" in missing else None
-        ok = (
-            os.path.exists(SYSTEM_PYTHON)
-            and subprocess.run([SYSTEM_PYTHON, "-c", "import uno"], capture_output=True).returncode
-            == 0
-        )
-        if not ok:
-            missing.append("python3-uno")
+    """Skip (or, under ``GROUNDLS_DOC_TOOLS=required``, fail) when a tool is missing; "uno" is
+    LibreOffice's Python bridge in Debian's Python."""
+    missing = [t for t in tools if t != "uno" and shutil.which(t) is None]
+    if "uno" in tools and not _has_uno():
+        missing.append("python3-uno")
     if missing:
-        message = f"document tools missing: {', '.join(missing)}"
+        message = f"document tools missing: {', '.join(missing)} (tests/documents/tools.sh)"
         if os.environ.get("GROUNDLS_DOC_TOOLS") == "required":
             pytest.fail(message)
         pytest.skip(message)
+
+
+def _has_uno() -> bool:
+    if not os.path.exists(SYSTEM_PYTHON):
+        return False
+    probe = subprocess.run([SYSTEM_PYTHON, "-c", "import uno"], capture_output=True)
+    return probe.returncode == 0
 
 
 def chromium_pdf(html: str, out: Path, *, header_footer: bool = False) -> Path:

@@ -71,6 +71,7 @@ async def test_every_command_is_listed_in_execute_command_provider(session: Sess
         "groundls.reference",
         "groundls.status",
         "groundls.history",
+        "groundls.documentText",
     }
     assert session.init_result.capabilities.hover_provider
 

@@ -6,6 +6,7 @@ import { ServerController } from "./client";
 import { Commands } from "./commands";
 import { renderAnswerBody, type AnswerState } from "./common/answerView";
 import { ClientCommand } from "./common/ids";
+import { DocumentViews } from "./documents";
 import { statusBarLook, type ServerState } from "./common/statusView";
 import { offerMcpServer } from "./mcp";
 import { AnswerPanel } from "./panels";
@@ -63,6 +64,7 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     server.onDidChangeState(refresh),
     server.onDidChangeProgress(refresh),
     ...commands.register(),
+    new DocumentViews(server).register(),
   );
 
   // Copilot's agent mode gets the workspace's MCP server where this VS Code has the API.

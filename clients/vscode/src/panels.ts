@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { type AnswerState, renderAnswerBody, renderPage } from "./common/answerView";
 import { citationByNumber, targetOf, type Target } from "./common/citations";
 import { makeNonce } from "./common/html";
+import { DOCUMENT_SCHEME } from "./common/ids";
 import type { StatusResult } from "./common/protocol";
 import { renderStatusBody } from "./common/statusView";
 
@@ -31,7 +32,10 @@ function flashRange(editor: vscode.TextEditor, range: vscode.Range): void {
  */
 export async function openTarget(target: Target): Promise<vscode.TextEditor> {
   const uri = vscode.Uri.parse(target.uri);
-  const doc = await vscode.workspace.openTextDocument(uri);
+  let doc = await vscode.workspace.openTextDocument(uri);
+  if (uri.scheme === DOCUMENT_SCHEME) {
+    doc = await vscode.languages.setTextDocumentLanguage(doc, "markdown"); // how it was read
+  }
   const last = Math.min(target.endLine, doc.lineCount - 1);
   const first = Math.min(target.startLine, last);
   const start = new vscode.Position(first, 0);

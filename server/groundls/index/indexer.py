@@ -204,6 +204,14 @@ class Indexer:
             return None
         return stored[1]
 
+    def document(self, path: str) -> Extracted | None:
+        """A document's text as indexed, with its places (the walk's rules as for
+        ``read_visible``); None for a text file or a document the index does not hold."""
+        state = WorkspaceWalker(self.root, self.config).check(path)
+        if not isinstance(state, WorkspaceFile) or not document_format(path):
+            return None
+        return self._stored_document(path)
+
     def read_visible(self, path: str) -> str | None:
         """The text of an indexable workspace file (the walk's rules: inside the workspace, not
         ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise. A

@@ -21,6 +21,7 @@ REINDEX = "groundls.reindex"
 REFERENCE = "groundls.reference"
 STATUS = "groundls.status"
 HISTORY = "groundls.history"
+DOCUMENT_TEXT = "groundls.documentText"
 
 
 A = TypeVar("A")
@@ -227,6 +228,19 @@ class ReferenceArgs:
 class StatusArgs:
     COMMAND: ClassVar[str] = STATUS
     USAGE: ClassVar[str] = "{} (no arguments)"
+
+
+@dataclass(frozen=True)
+class DocumentTextArgs:
+    """A document (PDF, Word, slides, ...) by its file ``uri``: its text as the index read it."""
+
+    COMMAND: ClassVar[str] = DOCUMENT_TEXT
+    USAGE: ClassVar[str] = '{"uri": "file:///.../manual.pdf"}'
+
+    uri: str
+
+    def __post_init__(self) -> None:
+        _file_uri(self.uri)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from groundls.results import (
     SearchResult,
 )
 from groundls.search.fusion import best_of
+from groundls.workspace import NotReadable
 
 log = logging.getLogger("groundls.lsp.commands")
 
@@ -305,8 +306,31 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
             entry["ranking"] = wire.camel(folder.workspace.ranking())
             entry.update(_index_location(folder))
             entry["stats"] = {k: v for k, v in stats.items() if "path" not in k.lower()}
+            # each file left out and why (documents first), each with its place to open
+            entry["skippedFiles"] = [
+                {**item, "uri": folder.uri_for(item["path"])}
+                for item in stats.get("skippedFiles", [])
+            ]
         out.append(entry)
     return {"folders": out}
+
+
+def document_text(call: Call, args: a.DocumentTextArgs) -> dict[str, Any]:
+    """A document's extracted text and where its pages (slides, sheets, cells) begin, so an
+    editor can show a citation of ``manual.pdf p. 12`` at its place, read-only."""
+    folder, rel = _folder_of(call, a.DOCUMENT_TEXT, args.uri)
+    if not _ready([folder], wait_s=2.0) or folder.workspace is None:
+        raise NotFound(f"{rel}: the index is not ready ({folder.progress_message()})")
+    try:
+        document = folder.workspace.document_text(rel)
+    except NotReadable as exc:
+        raise NotFound(str(exc)) from None
+    return {
+        "path": rel,
+        "uri": folder.uri_for(rel),
+        "text": document.text,
+        "places": [{"line": line, "place": label} for line, label in document.places],
+    }
 
 
 def history(call: Call, args: a.HistoryArgs) -> dict[str, Any]:
@@ -384,4 +408,5 @@ COMMANDS = (
     Command(a.ReferenceArgs, reference, "groundls: reference"),
     Command(a.StatusArgs, status, "groundls: status"),
     Command(a.HistoryArgs, history, "groundls: history"),
+    Command(a.DocumentTextArgs, document_text, "groundls: document text"),
 )

@@ -1,15 +1,38 @@
 /** Where a citation or hit points: a file URI and a 0-based line range, built without vscode. */
 
+import { DOCUMENT_SCHEME } from "./ids";
 import type { Citation, Hit, Range } from "./protocol";
 
-/** A location to open: the file and the 0-based first and last cited lines. */
+/** A location to open: the file and the 0-based first and last cited lines. For a document
+ * (PDF, slides, ...) `uri` is its read-only text view (`documentViewUri`). */
 export interface Target {
   uri: string;
   startLine: number;
   endLine: number;
 }
 
-type Located = Pick<Citation, "uri" | "range" | "path" | "startLine" | "endLine">;
+type Located = Pick<Citation, "uri" | "range" | "path" | "startLine" | "endLine" | "place">;
+
+/**
+ * The read-only view of a document's text at a place: its tab reads `manual.pdf (p. 12)`, and
+ * the file's own URI rides in the query for the content provider to ask the server with.
+ */
+export function documentViewUri(fileUri: string, path: string, place: string): string {
+  const shown = `${path} (${place})`
+    .split("/")
+    .map((s) => encodeURIComponent(s))
+    .join("/");
+  return `${DOCUMENT_SCHEME}:/${shown}?${encodeURIComponent(fileUri)}`;
+}
+
+/** The document's file URI back from a view URI's query (undefined for anything else). */
+export function documentOfView(query: string): string | undefined {
+  if (!query) {
+    return undefined;
+  }
+  const uri = decodeURIComponent(query);
+  return uri.startsWith("file:") ? uri : undefined;
+}
 
 /** Join a workspace-relative POSIX path onto a folder URI, percent-encoding each segment. */
 export function joinUri(folderUri: string, relPath: string): string {
@@ -42,6 +65,9 @@ export function targetOf(item: Located, folderUris: readonly string[]): Target |
     }
     uri = joinUri(folderUris[0], item.path);
   }
+  if (item.place && item.path) {
+    uri = documentViewUri(uri, item.path, item.place);
+  }
   if (item.range) {
     return { uri, startLine: item.range.start.line, endLine: lastLine(item.range) };
   }
@@ -50,8 +76,13 @@ export function targetOf(item: Located, folderUris: readonly string[]): Target |
   return { uri, startLine: start, endLine: end };
 }
 
-/** `docs/auth.md:3-7` (1-based, as people read line numbers). */
-export function locationLabel(item: Pick<Hit, "path" | "startLine" | "endLine">): string {
+/** `docs/auth.md:3-7` (1-based, as people read line numbers); `docs/manual.pdf p. 12`. */
+export function locationLabel(
+  item: Pick<Hit, "path" | "startLine" | "endLine"> & { place?: string },
+): string {
+  if (item.place) {
+    return `${item.path} ${item.place}`;
+  }
   if (!item.startLine) {
     return item.path;
   }

@@ -22,7 +22,11 @@ export const ServerCommand = {
   reference: "groundls.reference",
   status: "groundls.status",
   history: "groundls.history",
+  documentText: "groundls.documentText",
 } as const;
+
+/** The scheme of the read-only views of a document's text (a PDF's pages, a deck's slides). */
+export const DOCUMENT_SCHEME = "groundls-doc";
 
 /** The configuration section, in package.json and on the wire. */
 export const SECTION = "groundls";

@@ -24,6 +24,8 @@ export interface Hit {
   score: number;
   language?: string;
   folder?: string;
+  /** The page, slide, sheet or cell of a document ("p. 12"); absent for text files. */
+  place?: string;
 }
 
 /** Results of search and similar; `indexing` says the index is still being built. */
@@ -50,6 +52,16 @@ export interface Citation {
   weak?: boolean;
   /** The cited excerpt's lines that share the cited sentences' content (1-based lines). */
   support?: { line: number; text: string }[];
+  /** The page, slide, sheet or cell of a document ("p. 12"); absent for text files. */
+  place?: string;
+}
+
+/** A document's text as the server read it, and where each page (slide, sheet, cell) begins. */
+export interface DocumentTextResult {
+  path: string;
+  uri: string;
+  text: string;
+  places: { line: number; place: string }[];
 }
 
 export interface AskResult {
@@ -94,6 +106,8 @@ export interface FolderStatus {
   model?: unknown;
   index?: { file?: string; location?: string; sizeBytes?: number };
   lastIndex?: ReindexResult;
+  /** Files left out and why, documents first ("encrypted: the PDF needs a password"). */
+  skippedFiles?: { path: string; reason: string; detail?: string; uri?: string }[];
 }
 
 export interface StatusResult {

@@ -170,8 +170,18 @@ function folderRows(f: FolderStatus): [string, string][] {
   if (f.lastError) {
     rows.push(["last error", f.lastError]);
   }
+  const skipped = f.skippedFiles ?? [];
+  for (const s of skipped.slice(0, SKIPPED_SHOWN)) {
+    rows.push([`skipped ${s.path}`, s.detail || s.reason]);
+  }
+  if (skipped.length > SKIPPED_SHOWN) {
+    rows.push(["skipped", `${skipped.length - SKIPPED_SHOWN} more files`]);
+  }
   return rows;
 }
+
+/** Skipped files listed by name in the status view (the rest are counted). */
+const SKIPPED_SHOWN = 25;
 
 /** One plain-text line per folder, for notifications and logs. */
 export function statusSummary(status: StatusResult): string {

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { citationByNumber, joinUri, locationLabel, targetOf } from "../../src/common/citations";
+import {
+  citationByNumber,
+  documentOfView,
+  joinUri,
+  locationLabel,
+  targetOf,
+} from "../../src/common/citations";
 import { contentSecurityPolicy, escapeHtml, makeNonce } from "../../src/common/html";
 import { composeQuestion, hitItem, MAX_CONTEXT_CHARS } from "../../src/common/question";
 import type { Hit } from "../../src/common/protocol";
@@ -29,6 +35,36 @@ describe("targetOf", () => {
       startLine: 3,
       endLine: 8,
     });
+  });
+
+  it("opens a document's citation in its read-only text view, titled by file and page", () => {
+    const target = targetOf(
+      {
+        uri: "file:///ws/specs/%E4%BB%95%E6%A7%98.pdf",
+        range: { start: { line: 40, character: 0 }, end: { line: 52, character: 0 } },
+        path: "specs/仕様.pdf",
+        startLine: 41,
+        endLine: 52,
+        place: "p. 12",
+      },
+      [],
+    );
+    assert.ok(target);
+    assert.equal(
+      target.uri,
+      "groundls-doc:/specs/%E4%BB%95%E6%A7%98.pdf%20(p.%2012)?file%3A%2F%2F%2Fws%2Fspecs%2F%25E4%25BB%2595%25E6%25A7%2598.pdf",
+    );
+    assert.deepEqual([target.startLine, target.endLine], [40, 51]);
+    const query = target.uri.slice(target.uri.indexOf("?") + 1);
+    assert.equal(documentOfView(query), "file:///ws/specs/%E4%BB%95%E6%A7%98.pdf");
+    assert.equal(documentOfView(""), undefined);
+    assert.equal(documentOfView(encodeURIComponent("https://example.com/x.pdf")), undefined);
+  });
+
+  it("labels a document's place by page, a text file's by lines", () => {
+    const pdf = { path: "manual.pdf", startLine: 3, endLine: 9, place: "pp. 2–3" };
+    assert.equal(locationLabel(pdf), "manual.pdf pp. 2–3");
+    assert.equal(locationLabel({ path: "a.md", startLine: 3, endLine: 9 }), "a.md:3-9");
   });
 
   it("has no target without a uri or an open folder", () => {

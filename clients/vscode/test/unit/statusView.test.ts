@@ -75,6 +75,25 @@ describe("status view", () => {
     assert.match(html, /~\/\.cache\/groundls\/index\.sqlite \(200\.0 KiB\)/);
   });
 
+  it("lists each skipped document with why, so a user can tell which one failed", () => {
+    const skippedFiles = [
+      {
+        path: "specs/locked.pdf",
+        reason: "encrypted",
+        detail: "encrypted: the PDF needs a password (save a copy without one)",
+      },
+      { path: "scan.pdf", reason: "no-text-layer", detail: "no text layer: scanned images" },
+      { path: "logo.bin", reason: "binary", detail: "" },
+    ];
+    const html = renderStatusBody({ folders: [{ ...status.folders[0], skippedFiles }] });
+    assert.match(
+      html,
+      /<th>skipped specs\/locked\.pdf<\/th><td>encrypted: the PDF needs a password \(save a copy without one\)<\/td>/,
+    );
+    assert.match(html, /<th>skipped scan\.pdf<\/th><td>no text layer: scanned images<\/td>/);
+    assert.match(html, /<th>skipped logo\.bin<\/th><td>binary<\/td>/);
+  });
+
   it("names the models of an index instead of dumping their JSON", () => {
     assert.equal(
       describeModel({
