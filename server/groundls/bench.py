@@ -5,6 +5,7 @@ Measures, in one run on this machine:
 * re-index time after editing one function in a 500-line file;
 * search latency p50/p95 on the workspace and on a synthetic 100k-chunk index;
 * hover-style "related" latency (chunk at a position + its neighbours, no model call);
+* documents read per second by format (pages, slides, sheets, cells), when the workspace has any;
 * peak RSS.
 """
 
@@ -25,6 +26,7 @@ import numpy as np
 from groundls.answer import shared
 from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
+from groundls.index.documents import DocumentRefused, document_format, extract_bounded
 from groundls.index.spaces import PARTS_SPACE
 from groundls.index.store import FileRecord
 from groundls.index.walk import Skipped, WorkspaceWalker, read_text
@@ -81,6 +83,11 @@ def bench_full_index(
     files, _ = walker.walk()
     chunks: list[Chunk] = []
     for f in files:
+        if document_format(f.path):
+            text = workspace.indexer.read_visible(f.path)  # as the index read it
+            if text is not None:
+                chunks.extend(chunk_file(f.path, text, config.chunk_options))
+            continue
         text = read_text(f, config.max_file_bytes)
         if not isinstance(text, Skipped):
             chunks.extend(chunk_file(f.path, text, config.chunk_options))
@@ -216,6 +223,29 @@ def bench_search_during_fill(
     stop.set()
     worker.join()
     return times, filled[0], outlasted
+
+
+def bench_documents(root: Path, config: Config) -> dict[str, tuple[int, int, float]]:
+    """Each document of the workspace read once as the index reads it (a bounded child process
+    each): per format, (documents, pages or slides or sheets or cells, seconds)."""
+    files, _ = WorkspaceWalker(root, config).walk()
+    out: dict[str, tuple[int, int, float]] = {}
+    for f in files:
+        fmt = document_format(f.path)
+        if fmt is None:
+            continue
+        started = time.perf_counter()
+        try:
+            units = extract_bounded(f.abs_path, f.path).units
+        except DocumentRefused:
+            continue
+        count, total, seconds = out.get(fmt, (0, 0, 0.0))
+        out[fmt] = (count + 1, total + units, seconds + time.perf_counter() - started)
+    return out
+
+
+#: What a format's places are called, per second.
+_UNITS = {"pdf": "pages", "pptx": "slides", "xlsx": "sheets", "ipynb": "cells", "epub": "chapters"}
 
 
 def bench_hover(workspace: Workspace, samples: int = 200) -> list[float]:
@@ -442,6 +472,13 @@ def run(workspace_path: Path, config: Config, synthetic: int) -> int:
             f" {filled} chunks filled meanwhile"
             + ("" if outlasted else " - the fill ended before the searches did")
         )
+        for fmt, (count, units, seconds) in sorted(bench_documents(workspace_path, config).items()):
+            unit = _UNITS.get(fmt, "documents")
+            amount = units if unit != "documents" else count
+            print(
+                f"documents {fmt}: {count} read, {amount} {unit} in {seconds:.1f} s ="
+                f" {amount / seconds if seconds else 0:.1f} {unit}/s (a bounded child process each)"
+            )
         hover = bench_hover(workspace)
         print(
             f"hover related notes (chunk at position + 3 neighbours): {_ms(hover)} (target p50 <= 50 ms)"

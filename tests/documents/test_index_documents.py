@@ -126,7 +126,7 @@ def test_the_deep_tier_fills_document_chunks_from_the_stored_text(
 
 
 def test_bad_documents_are_listed_skipped_with_why_and_the_rest_indexes(
-    ws: Path, bad_documents: Path, tmp_path: Path
+    ws: Path, bad_documents: Path, tmp_path: Path, reads: list[str]
 ) -> None:
     shutil.copytree(bad_documents, ws / "bad")
     (ws / "bad" / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
@@ -143,6 +143,14 @@ def test_bad_documents_are_listed_skipped_with_why_and_the_rest_indexes(
         listed = {f["path"]: f for f in workspace.stats()["skipped_files"]}
         assert listed["bad/bomb.docx"]["reason"] == "document-too-large"
         assert "zip bomb" in listed["bad/bomb.docx"]["detail"]
+        reads.clear()
+        again = workspace.index()  # a refused document is not tried again until it changes
+        assert [r for r in reads if r.startswith("bad/")] == []
+        assert dict(again.skipped_files) == why
+        shutil.copyfile(ws / "docs" / "manual-en.pdf", ws / "bad" / "locked.pdf")
+        fixed = workspace.index()
+        assert reads == ["bad/locked.pdf"] and fixed.files_indexed == 1
+        assert "bad/locked.pdf" not in dict(fixed.skipped_files)
     finally:
         workspace.close()
 

@@ -184,6 +184,23 @@ def m007_documents(conn: Any) -> None:
     )
 
 
+def m008_refused_documents(conn: Any) -> None:
+    """Documents that could not be read, by size and time: not tried again until they change (a
+    document that took two minutes to time out must not take them on every run)."""
+    _script(
+        conn,
+        """
+        CREATE TABLE refused_documents (
+            path TEXT PRIMARY KEY,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
@@ -192,6 +209,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m005_module_names,
     m006_history_threads,
     m007_documents,
+    m008_refused_documents,
 ]
 
 

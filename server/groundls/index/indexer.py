@@ -180,6 +180,9 @@ class Indexer:
         Reading runs in a bounded child process (``extract_bounded``)."""
         if stored is not None and stat == (file.size, file.mtime_ns):
             return None
+        refused = self.store.refused_document(file.path)
+        if refused is not None and refused[:2] == (file.size, file.mtime_ns):
+            return Skipped(file.path, refused[2], refused[3])  # as it was: not tried again
         try:
             with open(file.abs_path, "rb") as fh:
                 data = fh.read(MAX_DOCUMENT_BYTES + 1)
@@ -191,9 +194,10 @@ class Indexer:
             return None
         try:
             document = extract_bounded(file.abs_path, file.path)
-        except DocumentRefused as refused:
-            log.info("%s: skipped: %s", file.path, refused.message)
-            return Skipped(file.path, refused.reason, refused.message)
+        except DocumentRefused as why:
+            log.info("%s: skipped: %s", file.path, why.message)
+            self.store.refuse_document(file.path, file.size, file.mtime_ns, why.reason, why.message)
+            return Skipped(file.path, why.reason, why.message)
         self._read_documents[file.path] = (checksum, document)
         return document.text, checksum
 

@@ -504,6 +504,7 @@ class Store(StoreReads):
             parts += self._delete_chunk(rowid, space_list)
         cur = self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM documents WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM refused_documents WHERE path = ?", (path,))
         return cur.rowcount > 0, [r[0] for r in rows], parts
 
     # -- large-index vector copies ------------------------------------------------------------
@@ -539,6 +540,7 @@ class Store(StoreReads):
 
     def save_document(self, path: str, fmt: str, checksum: str, document: Extracted) -> None:
         with self._write():
+            self.conn.execute("DELETE FROM refused_documents WHERE path = ?", (path,))
             self.conn.execute(
                 "INSERT OR REPLACE INTO documents(path, format, checksum, text, places, units)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -551,6 +553,24 @@ class Store(StoreReads):
                     document.units,
                 ),
             )
+
+    def refuse_document(
+        self, path: str, size: int, mtime_ns: int, reason: str, detail: str
+    ) -> None:
+        """Remember a document that could not be read, as it was (see ``refused_document``)."""
+        with self._write():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO refused_documents(path, size, mtime_ns, reason, detail)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (path, size, mtime_ns, reason, detail),
+            )
+
+    def refused_document(self, path: str) -> tuple[int, int, str, str] | None:
+        """(size, time, reason, detail) of a document last refused, or None."""
+        row = self.conn.execute(
+            "SELECT size, mtime_ns, reason, detail FROM refused_documents WHERE path = ?", (path,)
+        ).fetchone()
+        return (int(row[0]), int(row[1]), row[2], row[3]) if row else None
 
     def document(self, path: str) -> tuple[str, Extracted] | None:
         """(checksum, extracted text and places) of a document as indexed, or None."""
