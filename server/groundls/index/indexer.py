@@ -196,7 +196,6 @@ class Indexer:
             document = extract_bounded(file.abs_path, file.path)
         except DocumentRefused as why:
             log.info("%s: skipped: %s", file.path, why.message)
-            self.store.refuse_document(file.path, file.size, file.mtime_ns, why.reason, why.message)
             return Skipped(file.path, why.reason, why.message)
         self._read_documents[file.path] = (checksum, document)
         return document.text, checksum
@@ -532,6 +531,10 @@ class Indexer:
                     skipped.append(read)
                     if self.store.remove_file(file.path):
                         report.files_removed += 1
+                    # not tried again until it changes (one that timed out took minutes)
+                    self.store.refuse_document(
+                        file.path, file.size, file.mtime_ns, read.reason, read.detail
+                    )
                     tick(file.path)
                 else:
                     yield file, *read
