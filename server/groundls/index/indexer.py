@@ -531,10 +531,11 @@ class Indexer:
                     skipped.append(read)
                     if self.store.remove_file(file.path):
                         report.files_removed += 1
-                    # not tried again until it changes (one that timed out took minutes)
-                    self.store.refuse_document(
-                        file.path, file.size, file.mtime_ns, read.reason, read.detail
-                    )
+                    if read.reason != "unreadable":  # permissions change without a new time
+                        # not tried again until it changes (one that timed out took minutes)
+                        self.store.refuse_document(
+                            file.path, file.size, file.mtime_ns, read.reason, read.detail
+                        )
                     tick(file.path)
                 else:
                     yield file, *read
