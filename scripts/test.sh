@@ -26,8 +26,9 @@ echo "== optional extras the tests exercise: Ray (a real local cluster)"
 # not part of the default install (scripts/install.sh); the cluster tests need it
 python -c "import ray.data" 2>/dev/null || python -m pip install -q -e '.[ray]'
 
-echo "== document tools the tests make PDF, Office and EPUB files with (Debian packages)"
+echo "== document tools the tests make PDF, Office and EPUB files with (Debian packages, PyPI)"
 bash tests/documents/tools.sh
+python -c "import docx, pptx, openpyxl, pypdf, msoffcrypto" 2>/dev/null || python -m pip install -q -e '.[doctools]'
 export GROUNDLS_DOC_TOOLS=required
 
 echo "== pytest"

@@ -38,6 +38,17 @@ def need(*tools: str) -> None:
         pytest.skip(message)
 
 
+def need_module(name: str) -> None:
+    """A writer library of the ``doctools`` extra (``scripts/test.sh`` installs it)."""
+    try:
+        __import__(name)
+    except ImportError:
+        message = f"document writer missing: {name} (pip install -e '.[doctools]')"
+        if os.environ.get("GROUNDLS_DOC_TOOLS") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 def _has_uno() -> bool:
     if not os.path.exists(SYSTEM_PYTHON):
         return False
@@ -131,6 +142,7 @@ def libreoffice(jobs: list[tuple[Path, Path, str, str]], work: Path) -> None:
 
 def office_encrypted(src: Path, out: Path) -> Path:
     """A password-protected .docx, .pptx or .xlsx, as Office writes it (msoffcrypto-tool)."""
+    need_module("msoffcrypto")
     from msoffcrypto.format.ooxml import OOXMLFile
 
     with open(src, "rb") as fh, open(out, "wb") as dst:
@@ -139,6 +151,7 @@ def office_encrypted(src: Path, out: Path) -> Path:
 
 
 def slides(out: Path) -> Path:
+    need_module("pptx")
     from pptx import Presentation
     from pptx.util import Inches
 
@@ -164,6 +177,7 @@ def slides(out: Path) -> Path:
 
 
 def workbook(out: Path) -> Path:
+    need_module("openpyxl")
     import openpyxl
 
     book = openpyxl.Workbook()
@@ -233,6 +247,7 @@ def scanned_pdf(out: Path) -> Path:
 
 
 def many_pages_pdf(out: Path, pages: int = 50_000) -> Path:
+    need_module("pypdf")
     from pypdf import PdfWriter
 
     writer = PdfWriter()
