@@ -8,6 +8,7 @@ import type {
   ReindexResult,
   StatusResult,
 } from "../../src/common/protocol";
+import { targetOf } from "../../src/common/citations";
 import type { GroundlsApi } from "../../src/extension";
 
 const EXTENSION_ID = "groundls.groundls";
@@ -16,6 +17,7 @@ const FIXTURE_FILES = [
   "README.md",
   "docs/deploy.md",
   "docs/sessions.md",
+  "docs/warmup.ipynb",
   "src/retry.ts",
   "src/session.py",
 ];
@@ -148,6 +150,26 @@ suite("groundls in the VS Code extension host", () => {
     assert.equal(hit.path, "docs/deploy.md");
     assert.equal(activePath(), hit.path);
     assert.equal(vscode.window.activeTextEditor?.selection.active.line, hit.startLine - 1);
+  });
+
+  test("a hit in a document names its place and opens the document's text there, read-only", async () => {
+    const result = await serverSearch("when does the product cache hit ratio pass ninety percent");
+    const hit = result.hits.find((h) => h.path === "docs/warmup.ipynb");
+    assert.ok(hit, `top hits: ${result.hits.map((h) => h.path).join(", ")}`);
+    assert.match(hit.place ?? "", /^cells? /);
+    const target = targetOf(hit, [folder().uri.toString()]);
+    assert.ok(target);
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>(
+      "groundls.client.openLocation",
+      target,
+    );
+    assert.equal(editor.document.uri.scheme, "groundls-doc");
+    assert.ok(editor.document.getText().includes("passes ninety percent after about four minutes"));
+    assert.ok(!editor.document.getText().includes("warm-up took 41 s"), "outputs left out");
+    assert.equal(editor.document.languageId, "markdown");
+    assert.equal(editor.selection.active.line, hit.startLine - 1);
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    assert.equal(tab?.label, `warmup.ipynb (${hit.place})`);
   });
 
   test("Find similar to this lists other chunks than the one under the cursor and opens one", async () => {
