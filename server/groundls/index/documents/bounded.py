@@ -8,7 +8,6 @@ and the language server carry on.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import subprocess
@@ -36,15 +35,16 @@ def extract_bounded(
         raise DocumentRefused("unreadable", f"{rel_path} cannot be read") from None
     if size > MAX_DOCUMENT_BYTES:
         raise DocumentRefused("too-large", f"{size:,} bytes (at most {MAX_DOCUMENT_BYTES:,})")
-    command = [sys.executable, "-m", "groundls.index.documents.child", str(abs_path), rel_path]
+    command = [
+        sys.executable,
+        "-m",
+        "groundls.index.documents.child",
+        str(abs_path),
+        rel_path,
+        str(memory),
+    ]
     try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            timeout=time_limit,
-            preexec_fn=_limits(memory) if os.name == "posix" else None,  # noqa: PLW1509
-            env=_child_env(),
-        )
+        done = subprocess.run(command, capture_output=True, timeout=time_limit, env=_child_env())
     except subprocess.TimeoutExpired:
         raise DocumentRefused(
             "document-timeout", f"reading it took over {time_limit:.0f} s"
@@ -66,17 +66,6 @@ def extract_bounded(
     if "refused" in reply:
         raise DocumentRefused(reply["refused"], reply["message"])
     return Extracted.from_json(reply)
-
-
-def _limits(memory: int):  # type: ignore[no-untyped-def]
-    def apply() -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        with contextlib.suppress(OSError):
-            os.nice(5)  # the editor and searches come first
-
-    return apply
 
 
 def _child_env() -> dict[str, str]:

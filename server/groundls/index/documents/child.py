@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 
 from .base import DocumentRefused
 from .read import extract
 
 
+def bound_self(memory: int) -> None:
+    """Hold this process to ``memory`` bytes of address space (where the system can: Linux and
+    the BSDs; macOS and Windows keep only the time bound) and below the editor's priority. Set
+    here, not in the parent between fork and exec, which is unsafe in a threaded server."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ImportError, ValueError, OSError):
+        pass
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(5)
+
+
 def main(argv: list[str]) -> int:
     abs_path, rel_path = argv[1], argv[2]
+    if len(argv) > 3 and argv[3].isdigit():
+        bound_self(int(argv[3]))
     try:
         with open(abs_path, "rb") as fh:
             data = fh.read()
