@@ -318,12 +318,15 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
 def _continues(
     previous: _Line, line: _Line, right_edge: dict[int, float], spacing: float, body: float
 ) -> bool:
-    """Whether ``line`` carries on the sentence ``previous`` wrapped: the previous line reaches
-    the right margin, the two are set alike and close, and the new line starts no list item."""
+    """Whether ``line`` carries on the sentence ``previous`` wrapped: the new line's first word
+    would not have fitted at the end of the previous one (a paragraph's last line stops short
+    of the margin by more than that), the two are set alike and close, and the new line starts
+    no list item. Japanese wraps at any character, so its first "word" is one character."""
     if _LIST_ITEM.match(line.text) or abs(previous.size - line.size) > 0.5:
         return False
-    if previous.right < right_edge.get(previous.page, 0.0) - 2.5 * max(body, 1.0) / 1.5:
-        return False  # the previous line stops short: its paragraph ends there
+    room = right_edge.get(previous.page, 0.0) - previous.right
+    if room > _first_word_width(line) + max(body, 1.0) / 3:
+        return False  # the next word would have fitted: the paragraph ended there
     if previous.page == line.page:
         gap = previous.bottom - line.top
         if gap > 1.8 * spacing or gap < -spacing:
@@ -331,6 +334,17 @@ def _continues(
     elif _SENTENCE_END.search(previous.text):
         return False
     return True
+
+
+def _first_word_width(line: _Line) -> float:
+    """About how wide the line's first word is set (its share of the line's width)."""
+    text = line.text
+    if _CJK.match(text[:1]):
+        letters = 1
+    else:
+        match = re.match(r"\S+", text)
+        letters = len(match.group(0)) if match else 1
+    return (line.right - line.left) / max(1, len(text)) * (letters + 1)
 
 
 def _same_block(previous: _Line, line: _Line, spacing: float) -> bool:
