@@ -104,6 +104,25 @@ def test_an_unchanged_document_is_never_read_again_and_an_edited_one_once(
         workspace.close()
 
 
+def test_a_new_reader_reads_every_document_again_the_refused_ones_too(
+    ws: Path, bad_documents: Path, tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copyfile(bad_documents / "locked.pdf", ws / "locked.pdf")
+    workspace = open_ws(ws, tmp_path / "index")
+    try:
+        workspace.index()
+        reads.clear()
+        workspace.index()
+        assert reads == []
+        monkeypatch.setattr(
+            indexer_module, "EXTRACTOR_VERSION", indexer_module.EXTRACTOR_VERSION + 1
+        )
+        workspace.index()
+        assert len(reads) == 9 and "locked.pdf" in reads
+    finally:
+        workspace.close()
+
+
 def test_the_deep_tier_fills_document_chunks_from_the_stored_text(
     ws: Path, tmp_path: Path, reads: list[str]
 ) -> None:

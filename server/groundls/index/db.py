@@ -201,6 +201,11 @@ def m008_refused_documents(conn: Any) -> None:
     )
 
 
+def m009_refusal_reading(conn: Any) -> None:
+    """Which reader refused a document: a new one tries it again."""
+    _script(conn, "ALTER TABLE refused_documents ADD COLUMN reading TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
@@ -210,6 +215,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m006_history_threads,
     m007_documents,
     m008_refused_documents,
+    m009_refusal_reading,
 ]
 
 

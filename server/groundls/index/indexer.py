@@ -163,14 +163,17 @@ class Indexer:
         digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
-    def _document_checksum(self, data: bytes) -> str:
-        """A document's stored checksum: its bytes, as read by this reader and chunker."""
+    def _document_reading(self) -> str:
+        """What reads a document here (reader, chunker, options, secrets), as a short digest:
+        the first part of its stored checksum, so a new reader reads every document again
+        without a document being opened to find out."""
         secrets = "kept" if self.config.index_secrets else secrets_redaction.VERSION
-        digest = hashlib.sha256(
-            f"{CHUNKER_VERSION}\0{EXTRACTOR_VERSION}\0{self.config.chunk_options}\0{secrets}\0".encode()
-        )
-        digest.update(data)
-        return digest.hexdigest()
+        key = f"{CHUNKER_VERSION}\0{EXTRACTOR_VERSION}\0{self.config.chunk_options}\0{secrets}"
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def _document_checksum(self, data: bytes) -> str:
+        """A document's stored checksum: how it is read, then its bytes."""
+        return f"{self._document_reading()}:{hashlib.sha256(data).hexdigest()}"
 
     def _read_document(
         self, file: WorkspaceFile, stored: str | None, stat: tuple[int, int] | None
@@ -178,10 +181,16 @@ class Indexer:
         """(text as read, checksum) of a document that changed; None when unchanged (same size
         and time, or same bytes: never read again); Skipped, with why, when it cannot be read.
         Reading runs in a bounded child process (``extract_bounded``)."""
-        if stored is not None and stat == (file.size, file.mtime_ns):
-            return None
+        reading = self._document_reading()
+        same_file = stat == (file.size, file.mtime_ns)
+        if stored is not None and stored.startswith(reading + ":") and same_file:
+            return None  # the same bytes, read the same way: never opened again
         refused = self.store.refused_document(file.path)
-        if refused is not None and refused[:2] == (file.size, file.mtime_ns):
+        if (
+            refused is not None
+            and refused[:2] == (file.size, file.mtime_ns)
+            and refused[4] == reading
+        ):
             return Skipped(file.path, refused[2], refused[3])  # as it was: not tried again
         try:
             with open(file.abs_path, "rb") as fh:
@@ -534,7 +543,12 @@ class Indexer:
                     if read.reason != "unreadable":  # permissions change without a new time
                         # not tried again until it changes (one that timed out took minutes)
                         self.store.refuse_document(
-                            file.path, file.size, file.mtime_ns, read.reason, read.detail
+                            file.path,
+                            file.size,
+                            file.mtime_ns,
+                            read.reason,
+                            read.detail,
+                            self._document_reading(),
                         )
                     tick(file.path)
                 else:

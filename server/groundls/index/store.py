@@ -555,22 +555,24 @@ class Store(StoreReads):
             )
 
     def refuse_document(
-        self, path: str, size: int, mtime_ns: int, reason: str, detail: str
+        self, path: str, size: int, mtime_ns: int, reason: str, detail: str, reading: str
     ) -> None:
-        """Remember a document that could not be read, as it was (see ``refused_document``)."""
+        """Remember a document that could not be read, as it was and by what reader (see
+        ``refused_document``)."""
         with self._write():
             self.conn.execute(
-                "INSERT OR REPLACE INTO refused_documents(path, size, mtime_ns, reason, detail)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (path, size, mtime_ns, reason, detail),
+                "INSERT OR REPLACE INTO refused_documents"
+                "(path, size, mtime_ns, reason, detail, reading) VALUES (?, ?, ?, ?, ?, ?)",
+                (path, size, mtime_ns, reason, detail, reading),
             )
 
-    def refused_document(self, path: str) -> tuple[int, int, str, str] | None:
-        """(size, time, reason, detail) of a document last refused, or None."""
+    def refused_document(self, path: str) -> tuple[int, int, str, str, str] | None:
+        """(size, time, reason, detail, reader) of a document last refused, or None."""
         row = self.conn.execute(
-            "SELECT size, mtime_ns, reason, detail FROM refused_documents WHERE path = ?", (path,)
+            "SELECT size, mtime_ns, reason, detail, reading FROM refused_documents WHERE path = ?",
+            (path,),
         ).fetchone()
-        return (int(row[0]), int(row[1]), row[2], row[3]) if row else None
+        return (int(row[0]), int(row[1]), row[2], row[3], row[4]) if row else None
 
     def document(self, path: str) -> tuple[str, Extracted] | None:
         """(checksum, extracted text and places) of a document as indexed, or None."""
