@@ -111,6 +111,80 @@ def reads_chinese(text: str) -> bool:
     return False
 
 
+# -- the language of a question ---------------------------------------------------------------
+
+#: The languages a question is told apart in, and answered in.
+QUESTION_LANGUAGES = ("en", "ja", "zh", "ko", "de", "fr", "es")
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+#: Chinese function words and forms, simplified and traditional, that a Japanese sentence
+#: writes in kana or not at all (的 and 為 aside, which need company: see ``question_language``).
+_CHINESE_WORDS = frozenset("的了吗嗎呢么麼怎哪这這们們为為个個给給该該吧把被让讓从從没沒还還")
+_LOWER_WORD = re.compile(r"[a-zà-öø-ÿœß]+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Words a short question in each language nearly always has (and the others rarely do).
+_STOPWORDS = {
+    "en": _words(
+        "the a an is are how do does i can to of in what where which when why with for and my "
+        "on it this that from by be should",
+    ),
+    "de": _words(
+        "der die das ich wie und ist ein eine einen einem einer nicht mit zu kann man wird "
+        "werden für auf den dem im zum zur oder wo was welche welcher bei sich muss mein meine "
+        "hinzufügen",
+    ),
+    "fr": _words(
+        "le la les des un une est comment pour dans avec je du au aux que qui ce cette sur "
+        "faire peut où quelle quel mon ma mes ajouter il",
+    ),
+    "es": _words(
+        "el la los las un una es cómo como para con que en del por puedo se hay qué dónde "
+        "cuál al mi mis agregar añadir",
+    ),
+}
+_MARKS = {"de": frozenset("äöüß"), "fr": frozenset("èêëàâçîïôûùœ"), "es": frozenset("ñáíóú¿¡")}
+
+
+def question_language(text: str) -> str:
+    """The language ``text`` is written in, one of ``QUESTION_LANGUAGES`` ("en" when unsure).
+
+    By script first: Hangul is Korean; Japanese has kana (identifiers and paths inside a
+    Japanese question are Latin, so the rule is a share: any kana and 15 % Japanese letters);
+    Han letters without kana are Chinese when a letter Japanese does not use appears
+    (``reads_chinese``) or, in four or more, a Chinese function word, else Japanese (a heading
+    written in kanji). Latin text is German, French or Spanish when two or more of that
+    language's common words or letters appear, more than English's."""
+    hangul = len(_HANGUL.findall(text))
+    kana, han, latin = script_counts(text)
+    letters = kana + han + latin + hangul
+    if letters == 0:
+        return "en"
+    if hangul and hangul >= 0.3 * letters:
+        return "ko"
+    share = (kana + han) / letters
+    if kana and share >= 0.15:
+        return "ja"
+    if share >= 0.3:
+        chinese = reads_chinese(text) or (han >= 4 and any(c in _CHINESE_WORDS for c in text))
+        return "zh" if chinese else "ja"
+    lower = text.lower()
+    words = _LOWER_WORD.findall(lower)
+    score = {lang: sum(w in stops for w in words) for lang, stops in _STOPWORDS.items()}
+    for lang, marks in _MARKS.items():
+        score[lang] += any(c in marks for c in lower)
+    best = max(("de", "fr", "es"), key=lambda lang: score[lang])
+    return best if score[best] >= 2 and score[best] > score["en"] else "en"
+
+
+def english_words(text: str) -> int:
+    """How many of ``text``'s words are common English ones (see ``question_language``)."""
+    return sum(w in _STOPWORDS["en"] for w in _LOWER_WORD.findall(text.lower()))
+
+
 # -- identifiers ----------------------------------------------------------------------------------
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")

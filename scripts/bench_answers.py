@@ -63,6 +63,8 @@ OWN = Path(__file__).resolve().parent / "sets"
 SETS = {
     "click": ("queries_click.jsonl", "click"),
     "click-ja": ("queries_click_ja.jsonl", "click"),
+    # click's questions asked in Chinese, Korean, German, French and Spanish (34th session)
+    "click-langs": (str(OWN / "queries_click_langs.jsonl"), "click"),
     "ja": ("queries_maintguide_ja.jsonl", "maintguide_ja"),
     # held out (twenty-first session): never used to choose a rule or a constant; fetch with
     # scripts/sets/fetch_developers_reference_ja.sh and fetch_requests_src.sh into the corpora
@@ -213,10 +215,10 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
 def model_part(answer: str) -> str:
     """What the model wrote: an answer cut before it cited anything is followed by labelled
     excerpts (by design, not echoed by the model)."""
-    from groundls.answer.service import _EXTRACTIVE_HEAD
+    from groundls.answer.wording import EXTRACTIVE_HEAD
 
-    for language in ("en", "ja"):
-        answer = answer.split(_EXTRACTIVE_HEAD[(language, "uncited")])[0]
+    for head in EXTRACTIVE_HEAD["uncited"].values():
+        answer = answer.split(head)[0]
     return answer
 
 

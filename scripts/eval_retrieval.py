@@ -27,6 +27,8 @@ from pathlib import Path
 SETS = {
     "click": ("fetch_click.sh", "click", "queries_click.jsonl"),
     "click-ja": ("fetch_click.sh", "click", "queries_click_ja.jsonl"),
+    # this repository's: click's questions asked in Chinese, Korean, German, French and Spanish
+    "click-langs": ("fetch_click.sh", "click", "queries_click_langs.jsonl"),
     "ja": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ja.jsonl"),
     "debref-ja": (
         "fetch_debian_reference_ja.sh",
@@ -80,8 +82,8 @@ def _fetched(name: str, work: Path, shared: Path, own: Path) -> tuple[Path, Path
     corpus = work / "corpora" / folder
     if not (work / "corpora" / f"{folder}.fetched").exists() and not corpus.is_dir():
         corpus.parent.mkdir(parents=True, exist_ok=True)
-        run(["bash", str(sets / fetch), str(corpus)])
-    return corpus, sets / queries_file
+        run(["bash", str(sets / fetch if (sets / fetch).exists() else shared / fetch), str(corpus)])
+    return corpus, (sets if (sets / queries_file).exists() else own) / queries_file
 
 
 def _mixed(work: Path, shared: Path) -> tuple[Path, Path]:

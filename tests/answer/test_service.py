@@ -9,7 +9,7 @@ import time
 import pytest
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer import followup, model_files
+from groundls.answer import followup, model_files, wording
 from groundls.answer import service as answer_service
 from groundls.answer.hygiene import loop_start
 from groundls.answer.prompt import system_prompt
@@ -504,7 +504,7 @@ def test_an_unsupported_answer_that_was_cut_is_not_found_without_a_cut_note():
     ans = svc.ask("What is the parental leave policy for employees?")
     assert not ans.found and ans.repairs.get("unsupported") == 1
     # the search found places; what the model wrote from them did not hold: they are offered
-    assert ans.answer.startswith(answer_service._NOT_SAID_TEXT["en"]) and not ans.notice
+    assert ans.answer.startswith(wording.NOT_SAID["en"]) and not ans.notice
     assert ans.answer.endswith("Places to look: src/upload.py:10-16, docs/ログ.md:1-6.")
 
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 
 from groundls.answer.citations import MARKER, stemmed_features
 from groundls.answer.prompt import Language, detect_language
-from groundls.chunkers.textrules import is_cjk, reads_chinese
+from groundls.chunkers.textrules import english_words, is_cjk, reads_chinese
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
 #: question's to say something. One: across languages (an English answer over a Japanese guide,
@@ -316,11 +316,28 @@ def _prose(text: str) -> str:
     return MARKER.sub(" ", _CODE.sub(" ", text))
 
 
+#: Common English words past which an answer to a German, French or Spanish question reads
+#: English (a sentence of ten words has three or four).
+ENGLISH_PLAINLY = 4
+
+
 def written_language(answer: str) -> Language:
     """The language of an answer's own sentences, its code and citation markers aside (a
     Japanese answer that quotes a command is still Japanese): "zh" when they read Chinese."""
     prose = _prose(answer)
     return "zh" if reads_chinese(prose) else detect_language(prose)
+
+
+def written_in(answer: str, language: Language) -> bool:
+    """Whether an answer reads as written in ``language``. German, French and Spanish are told
+    from English by their common words, which a short answer full of names may not have: such
+    an answer counts as written in them unless it reads English plainly."""
+    written = written_language(answer)
+    if written == language:
+        return True
+    if language in ("de", "fr", "es") and written == "en":
+        return english_words(_prose(answer)) < ENGLISH_PLAINLY
+    return False
 
 
 def drop_chinese(answer: str) -> tuple[str, int]:

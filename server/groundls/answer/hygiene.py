@@ -132,7 +132,11 @@ def _cite_at_end(line: str, numbers: Sequence[int]) -> str:
     return f"{prose} {_marker(new)}"
 
 
-_HEDGED = re.compile(r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分)", re.IGNORECASE)
+_HEDGED = re.compile(
+    r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分|推测|可能|추정|아마|vermutlich"
+    r"|wahrscheinlich|probablement|probablemente)",
+    re.IGNORECASE,
+)
 
 
 def says_hedge(text: str) -> bool:

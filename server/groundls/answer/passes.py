@@ -130,6 +130,14 @@ def _instruction_echoes(draft: Draft) -> int:
     return fired
 
 
+def _chinese_sentences(draft: Draft) -> int:
+    """Sentences that slipped into Chinese go, unless Chinese was asked for."""
+    if draft.language == "zh":
+        return 0
+    draft.text, fired = grounding.drop_chinese(draft.text)
+    return fired
+
+
 def _invalid_citations(draft: Draft) -> int:
     draft.text, dropped = cit.drop_invalid_markers(draft.text, range(1, len(draft.excerpts) + 1))
     dropped += [n for n in draft.model_numbers if not draft.valid(n) and n not in dropped]
@@ -189,7 +197,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
     Pass("instruction_echoes", _instruction_echoes),
-    Pass("chinese_sentences", _text_pass(grounding.drop_chinese)),
+    Pass("chinese_sentences", _chinese_sentences),
     Pass("invalid_citations", _invalid_citations),
     Pass("path_citations", _path_citations),
     Pass("moved_citations", _moved_citations),

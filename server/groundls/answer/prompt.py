@@ -7,28 +7,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from groundls.answer.focus import TokenCounter, focus
+from groundls.answer.wording import LANGUAGE_NAMES
 from groundls.chunkers.markdown import without_pictures
-from groundls.chunkers.textrules import estimate_llm_tokens, script_counts
+from groundls.chunkers.textrules import estimate_llm_tokens, question_language
 from groundls.config import ANSWER_DETAILS
 from groundls.results import Hit
 
-Language = str  # "en" | "ja"
+Language = str  # one of textrules.QUESTION_LANGUAGES: "en", "ja", "zh", "ko", "de", "fr", "es"
 
 
 def detect_language(text: str) -> Language:
-    """Return "ja" when Japanese script makes up a real share of the letters, else "en".
-
-    Identifiers and paths inside a Japanese question are Latin, so the rule is a ratio, not a
-    majority: any kana plus at least 15% Japanese letters, or (no kana) at least 30% kanji.
-    """
-    kana, han, latin = script_counts(text)
-    total = kana + han + latin
-    if total == 0:
-        return "en"
-    share = (kana + han) / total
-    if kana and share >= 0.15:
-        return "ja"
-    return "ja" if share >= 0.3 else "en"
+    """The language a question is asked (and answered) in: see
+    :func:`groundls.chunkers.textrules.question_language`."""
+    return question_language(text)
 
 
 @dataclass(frozen=True)
@@ -143,7 +134,7 @@ _SYSTEM = {
         "that the workspace does not say, and do not guess.\n"
         "2. Cite the excerpts you use inline with their bracketed numbers, for example [1] or [2], "
         "right after the sentence they support.\n"
-        "3. Answer in English, the language of the question.\n"
+        "3. Answer in {language}, the language of the question.\n"
         "4. Keep the answer short and concrete: name the function, file, option or command. "
         "No filler.\n"
         "5. Do not include hidden reasoning, chain-of-thought or thinking tags."
@@ -178,7 +169,8 @@ _FULL_RULE = {
 
 _FULL_REMINDER = {
     "en": (
-        "Answer the question using only the excerpts above, as numbered steps where they give "
+        "Answer the question{in_language} using only the excerpts above, as numbered steps "
+        "where they give "
         "steps, with short code blocks copied from them where useful. End each step with the "
         "number of the excerpt it comes from in square brackets, like [1]."
     ),
@@ -214,7 +206,7 @@ _USER = {
         # gave correct answers without any [n]; asking for the number at the end of each
         # sentence (as the Japanese wording does) gave correct, cited answers.
         "reminder": (
-            "Answer the question in one to three English sentences using only the excerpts "
+            "Answer the question in one to three {language} sentences using only the excerpts "
             "above. End each sentence with the number of the excerpt it comes from in square "
             "brackets, like [1]."
         ),
@@ -230,6 +222,16 @@ _USER = {
     },
 }
 
+
+def _named(text: str, language: Language) -> str:
+    """An English instruction told which language to answer in ("German"); Japanese has a
+    prompt of its own, every other language the English one (for English, word for word as
+    it was before other languages were answered)."""
+    name = LANGUAGE_NAMES.get(language, "English")
+    in_language = "" if name == "English" else f" in {name}"
+    return text.replace("{language}", name).replace("{in_language}", in_language)
+
+
 #: Output styles: "text" = prose with inline [n]; "json" = {answer, citations, found}.
 OUTPUT_STYLES = ("text", "json")
 
@@ -238,7 +240,7 @@ def system_prompt(language: Language, style: str = "text", detail: str = "brief"
     """The fixed system prompt for a language, output style and detail (a cacheable prompt
     prefix)."""
     lang = language if language in _SYSTEM else "en"
-    text = _SYSTEM[lang]
+    text = _named(_SYSTEM[lang], language)
     if detail == "full":
         rules = text.split("\n")
         text = "\n".join(_FULL_RULE[lang] if r.startswith("4. ") else r for r in rules)
@@ -253,9 +255,12 @@ def instructions(language: Language) -> str:
     and detail, and the reminders after the question (what an answer must not echo)."""
     lang = language if language in _USER else "en"
     prompts = [
-        system_prompt(lang, style, detail) for style in OUTPUT_STYLES for detail in ANSWER_DETAILS
+        system_prompt(language, style, detail)
+        for style in OUTPUT_STYLES
+        for detail in ANSWER_DETAILS
     ]
-    return "\n".join([*prompts, _USER[lang]["reminder"], _FULL_REMINDER[lang]])
+    reminders = [_USER[lang]["reminder"], _FULL_REMINDER[lang]]
+    return "\n".join([*prompts, *(_named(r, language) for r in reminders)])
 
 
 def user_prompt(
@@ -266,6 +271,7 @@ def user_prompt(
     words = _USER[lang]
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
     reminder = _FULL_REMINDER[lang] if detail == "full" else words["reminder"]
+    reminder = _named(reminder, language)
     return (
         f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
     )

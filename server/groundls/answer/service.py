@@ -19,6 +19,7 @@ from groundls.answer import (
     passes,
     runtime,
     shared,
+    wording,
 )
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
@@ -35,6 +36,7 @@ from groundls.answer.prompt import (
 from groundls.answer.rewrite import QueryRewriter
 from groundls.answer.served import ServedLLM
 from groundls.answer.thinking import without_thinking
+from groundls.answer.wording import say
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.results import (
@@ -66,67 +68,11 @@ ANSWER_SCHEMA: dict[str, Any] = {
 DEFAULT_STYLE = "text"
 
 
-#: "Not found" before the model: nothing indexed holds the question's words ...
-_NOT_FOUND_TEXT = {
-    "en": "The workspace does not say: no indexed content matches this question.",
-    "ja": "ワークスペースには記載がありません（この質問に一致する内容は索引にありません）。",
-}
-#: ... and after it: the search found places, but what the model wrote from them rested on
-#: specifics or claims they do not hold.
-_NOT_SAID_TEXT = {
-    "en": "The workspace does not say: the places found do not answer this question.",
-    "ja": "ワークスペースには記載がありません（見つかった箇所には、この質問の答えがありません）。",
-}
-_LOOK_TEXT = {"en": " Places to look: {places}.", "ja": "参考になりそうな場所: {places}"}
-_EXTRACTIVE_HEAD = {
-    ("en", "content_free"): (
-        "Extractive mode: the model's answer only restated the question or described the "
-        "excerpts, so these are the excerpts' key lines."
-    ),
-    ("ja", "content_free"): (
-        "抽出モード: モデルの回答は質問の言い換えか抜粋の説明だけだったため、抜粋の要点を示します。"
-    ),
-    ("en", "other_language"): (
-        "Extractive mode: the model's answer was not written in English, so these are the "
-        "excerpts' key lines."
-    ),
-    ("ja", "other_language"): (
-        "抽出モード: モデルの回答が日本語で書かれていなかったため、抜粋の要点を示します。"
-    ),
-    ("en", "missing"): (
-        "Extractive mode: no language model is installed, so these are the most relevant "
-        "excerpts, not a written answer. Install one with `{hint}`."
-    ),
-    ("ja", "missing"): (
-        "抽出モード: 言語モデルがインストールされていないため、回答文ではなく関連する抜粋を"
-        "示します。`{hint}` でインストールできます。"
-    ),
-    ("en", "failed"): (
-        "Extractive mode: the language model could not be used ({why}), so these are the most "
-        "relevant excerpts, not a written answer."
-    ),
-    ("ja", "failed"): (
-        "抽出モード: 言語モデルを使えなかったため（{why}）、回答文ではなく関連する抜粋を示します。"
-    ),
-    ("en", "uncited"): (
-        "The answer was cut before it cited anything; these are the most relevant excerpts."
-    ),
-    ("ja", "uncited"): "回答が引用の前に打ち切られたため、関連する抜粋を示します。",
-}
-#: How an answer begins when the search found only the nearest excerpts, with no keyword or
-#: agreement evidence (confidence "low"): the model may have had to infer (seed 002).
-_HEDGE = {"en": "Likely: ", "ja": "推測ですが、"}
 #: An answer to a Japanese question may not begin with a Latin word or a bracket: over English
 #: excerpts the model otherwise starts some answers by copying an excerpt's heading (or its label,
 #: then its heading) and goes on in English (bench_answers, click-ja + maint-guide-ja, 64
 #: questions: pasted 12/54 -> 6/54, language 62/64 -> 63/64).
 JAPANESE_LEAD = True
-#: Why the excerpts stand in for an answer when the model wrote none.
-_NO_ANSWER = {"en": "it wrote no answer", "ja": "回答が書かれませんでした"}
-_CUT_NOTE = {
-    "en": " … [answer cut: {why}]",
-    "ja": " …［回答は途中で打ち切られました: {why}］",
-}
 #: Why an answer is the excerpts' key lines, for the notice beside it (``why`` when one is given).
 _EXTRACTIVE_NOTICE = {
     "missing": f"no language model; run `{model_files.INSTALL_HINT}`",
@@ -177,12 +123,12 @@ def _citation(
 def _places(hits: list[Hit], language: str) -> str:
     """Where to look when the answer is not found: the best few hits' places."""
     places = ", ".join(h.where for h in hits[:_EXTRACT_COUNT])
-    return _LOOK_TEXT[language].format(places=places) if places else ""
+    return say(wording.LOOK, language).format(places=places) if places else ""
 
 
 def _not_said(excerpts: list[Excerpt], language: str) -> str:
-    """The answer "not found" after the model (``_NOT_SAID_TEXT``), with the excerpts' places."""
-    return _NOT_SAID_TEXT[language] + _places([e.hit for e in excerpts], language)
+    """The answer "not found" after the model (``wording.NOT_SAID``), with the excerpts' places."""
+    return say(wording.NOT_SAID, language) + _places([e.hit for e in excerpts], language)
 
 
 #: A low-confidence search is answered only when at least this share of the question's words
@@ -340,7 +286,7 @@ class AnswerService:
         }
         if not hits:
             # what the unsure search found nearest is still where a reader would look
-            text = _NOT_FOUND_TEXT[language] + _places(list(found), language)
+            text = say(wording.NOT_FOUND, language) + _places(list(found), language)
             if on_sources is not None:
                 on_sources([])
             if on_token is not None:
@@ -377,7 +323,7 @@ class AnswerService:
             ans = self._extractive(excerpts, language, kind, self._note, on_token, t0)
         else:
             try:
-                hedge = _HEDGE[language] if found.confidence == "low" else ""
+                hedge = say(wording.HEDGE, language) if found.confidence == "low" else ""
                 ans = self._generate(
                     model,
                     question,
@@ -408,7 +354,7 @@ class AnswerService:
                     # the model stopped without a word of its own (an empty reply, or only an
                     # echoed excerpt label, which hygiene removes): the excerpts, labelled,
                     # rather than a blank answer
-                    why = _NO_ANSWER[language]
+                    why = say(wording.NO_ANSWER, language)
                     ans = self._extractive(excerpts, language, "failed", why, on_token, t0)
                     ans.model = model.name
                 elif (
@@ -487,7 +433,9 @@ class AnswerService:
         t0: float,
     ) -> Answer:
         """The best excerpts, quoted with their citations, clearly labelled as not an answer."""
-        head = _EXTRACTIVE_HEAD[(language, kind)].format(why=why, hint=model_files.INSTALL_HINT)
+        head = say(wording.EXTRACTIVE_HEAD[kind], language).format(
+            why=why, hint=model_files.INSTALL_HINT
+        )
         lines = [head, ""]
         chosen = excerpts[:_EXTRACT_COUNT]
         for e in chosen:
@@ -656,7 +604,7 @@ class AnswerService:
             # the question restated, or talk about the excerpts: their key lines instead
             extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
             return replace(extract, repairs={**repairs, "content_free": 1})
-        if found and grounding.written_language(answer_text) != language:
+        if found and not grounding.written_in(answer_text, language):
             # not in the reader's language (a Japanese sentence, then English paragraphs pasted
             # from the excerpts), cut or not: their key lines instead, labelled in the reader's
             # language
@@ -674,7 +622,7 @@ class AnswerService:
                 "loop": "repetition",
             }[stats.stop_reason]
             notice = f"answer cut ({why})"
-            answer_text = answer_text.rstrip() + _CUT_NOTE[language].format(why=why)
+            answer_text = answer_text.rstrip() + say(wording.CUT_NOTE, language).format(why=why)
         started = bool("".join(shown).strip())
         if timing["first_token_ms"] is None:
             timing["first_token_ms"] = _ms(t0) if answer_text else None

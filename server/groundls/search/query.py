@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from groundls.chunkers.textrules import STOPWORDS, is_cjk, split_identifier
+from groundls.chunkers.textrules import STOPWORDS, is_cjk, question_language, split_identifier
 from groundls.index.terms import query_terms
 
 _SYMBOL_QUERY = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
@@ -51,6 +51,10 @@ class Query:
     #: two adjacent words as one name, the way file names and identifiers join them
     #: (``real IP`` -> ``realip``, ``JSON element`` -> ``jsonelement``)
     compounds: tuple[str, ...] = ()
+    #: the language the query is written in (``textrules.question_language``): a question in
+    #: another language than English is searched by its meaning (the multilingual spaces, its
+    #: English rewrite) as a Japanese one is
+    language: str = "en"
     #: quoted text of several words, searched as an exact phrase (``'did you mean'``)
     phrases: tuple[str, ...] = ()
     #: each name as written: (name, its qualifier's parts, lower-cased), ``Router::route`` ->
@@ -103,6 +107,7 @@ def analyse(text: str) -> Query:
         compounds=compounds(text)[:MAX_TERMS],
         phrases=quoted_phrases(text)[:MAX_TERMS],
         written=frozenset(written),
+        language=question_language(text),
     )
 
 

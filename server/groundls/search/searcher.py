@@ -178,10 +178,11 @@ class Searcher:
         return any(s in filled for s in self._english_spaces)
 
     def _rewrites(self, q: Query, filled: set[str]) -> bool:
-        """Whether a question may be searched as English words too: a Japanese question, when the
-        index holds text that reads English and a rewrite can be written."""
+        """Whether a question may be searched as English words too: a question in Japanese or
+        another language than English (Chinese, Korean, German, ...), when the index holds text
+        that reads English and a rewrite can be written."""
         return (
-            q.script == "cjk"
+            (q.script == "cjk" or q.language != "en")
             and self.config.rewrite_questions
             and self.rewrite is not None
             and self._holds_english_text(filled)
@@ -220,7 +221,8 @@ class Searcher:
         # a question that may be rewritten: its own nearest passage in each language decides
         # whether the rewrite is written at all, then weighs in the language judge
         rewrites = self._rewrites(q, filled)
-        own = self._leaning(q.text, filters, filled) if rewrites else None
+        # (the judge weighs Japanese passages against English ones: a Japanese question's)
+        own = self._leaning(q.text, filters, filled) if rewrites and q.script == "cjk" else None
         english = self._english(q, cancel) if rewrites and not _plainly_japanese(own) else None
         # every query vector this search needs, side by side; the models keep them, so the
         # language judge and the rewrite's lists below read theirs from there
@@ -543,8 +545,11 @@ class Searcher:
     def _space_weights(self, q: Query, filled: set[str]) -> dict[str, float]:
         """The spaces the question's own text is searched in (those that hold vectors and count
         for its script) and the weight of each one's list."""
+        # a question in another language than English reads as Japanese does to the English-only
+        # models: its own words go to the multilingual ones
+        script = "latin" if q.script == "latin" and q.language == "en" else "cjk"
         weights = {
-            space: self.config.vector_weight * SPACE_WEIGHTS[q.script].get(space, 1.0)
+            space: self.config.vector_weight * SPACE_WEIGHTS[script].get(space, 1.0)
             for space in self.policy.all_spaces
             if space in filled
         }
@@ -740,6 +745,8 @@ class Searcher:
         may still answer it) or in a workspace without English text."""
         if q.script == "cjk" and not rewritten:
             words = sorted(q.words)
+        elif q.language != "en" and not rewritten:
+            return None  # a German question's words need not be in English text to be answered
         else:
             words = list(q.terms)
             if any(is_cjk(h.text) for h in hits[:3]) or not self._holds_english_text(filled):
