@@ -152,7 +152,7 @@ _MARKS = {"de": frozenset("äöüß"), "fr": frozenset("èêëàâçîïôûùœ
 def question_language(text: str) -> str:
     """The language ``text`` is written in, one of ``QUESTION_LANGUAGES`` ("en" when unsure).
 
-    By script first: Hangul is Korean; Japanese has kana (identifiers and paths inside a
+    By script first: Hangul is Korean (15 % of the letters); Japanese has kana (identifiers and paths inside a
     Japanese question are Latin, so the rule is a share: any kana and 15 % Japanese letters);
     Han letters without kana are Chinese when a letter Japanese does not use appears
     (``reads_chinese``) or, in four or more, a Chinese function word, else Japanese (a heading
@@ -163,8 +163,8 @@ def question_language(text: str) -> str:
     letters = kana + han + latin + hangul
     if letters == 0:
         return "en"
-    if hangul and hangul >= 0.3 * letters:
-        return "ko"
+    if hangul and hangul >= 0.15 * letters:
+        return "ko"  # (a Korean sentence full of English names: a syllable holds two letters)
     share = (kana + han) / letters
     if kana and share >= 0.15:
         return "ja"

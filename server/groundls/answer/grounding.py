@@ -36,6 +36,10 @@ from groundls.chunkers.textrules import english_words, is_cjk, reads_chinese
 #: a Japanese one over English code) a fact may share only its number or name with the excerpt
 #: ("kept for 7 days", 「`get_app_dir` が決めます」); one that shares none restates the question.
 MIN_NEW_TERMS = 1
+#: ... and an answer in another language than the excerpts' and the rewrite's (a German answer
+#: over English docs) shares no word with them at all when it names nothing: it must say at
+#: least this many things the question did not.
+MIN_TRANSLATED_TERMS = 3
 #: A sentence repeats the model's instructions when at least this share of its content terms
 #: beyond the question's are the instructions' (and none is the excerpts' own) ...
 ECHO_SHARE = 0.5
@@ -237,12 +241,20 @@ def has_content(answer: str) -> bool:
 
 
 def says_nothing(
-    answer: str, question: Iterable[str], excerpts: Iterable[str], paths: Iterable[str] = ()
+    answer: str,
+    question: Iterable[str],
+    excerpts: Iterable[str],
+    paths: Iterable[str] = (),
+    *,
+    translated: bool = False,
 ) -> bool:
     """The answer's content is the question's own, or talk about the excerpts: fewer than
     :data:`MIN_NEW_TERMS` of its content terms come from the excerpts and not the question.
     The excerpts' ``paths`` (and their file names) say where, not what: "X is done in
-    src/a.py [1]" restates the question beside a file name."""
+    src/a.py [1]" restates the question beside a file name. ``translated``: an answer in a
+    language the excerpts are not written in (German over English docs), whose facts are in
+    other words than the excerpts': fewer than :data:`MIN_TRANSLATED_TERMS` terms beyond the
+    question's is a restatement."""
     places = {place for path in paths for place in (path, path.rsplit("/", 1)[-1])}
     for place in sorted(places, key=len, reverse=True):  # a whole path before its file name
         answer = answer.replace(place, " ")
@@ -259,6 +271,8 @@ def says_nothing(
     shown: set[str] = set()
     for text in excerpts:
         shown |= terms(text)
+    if translated and not (said - asked) & shown:
+        return len(said - asked) < MIN_TRANSLATED_TERMS
     return len((said - asked) & shown) < MIN_NEW_TERMS
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from groundls.answer.thinking import without_thinking
-from groundls.chunkers.textrules import is_cjk
+from groundls.chunkers.textrules import is_cjk, question_language
 
 #: For a workspace that holds code: what a search finds there is its names.
 INSTRUCTION = (
@@ -39,6 +39,14 @@ PROSE_INSTRUCTION = (
     "its meaning in plain English words, then the likely function, class or option names. "
     "Reply with the query only."
 )
+#: For a question in another language than Japanese or English (Chinese, Korean, German, French,
+#: Spanish): its translation. Asked for "English search words", the 1.5B model kept a German,
+#: French or Spanish question in its own language 5 times out of 15 (click-langs); a
+#: translation is what a small model does reliably, and its meaning is what search needs.
+TRANSLATE_INSTRUCTION = (
+    "Translate the user's question about a software project into English. Keep names of "
+    "functions, options and commands as they are. Reply with the English question only."
+)
 MAX_TOKENS = 40
 CACHE_SIZE = 512
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]{2,}")
@@ -46,8 +54,9 @@ _NON_LATIN = re.compile(r"[^\x00-\x7f\u00c0-\u024f\u2018-\u201d]")
 _LABEL = re.compile(r"^(?:english\s+)?(?:search\s+)?query\s*:\s*", re.IGNORECASE)
 
 
-def clean_reply(reply: str) -> str | None:
-    """The reply as a query, or None when it is not a short line of English words."""
+def clean_reply(reply: str, *, english: bool = False) -> str | None:
+    """The reply as a query, or None when it is not a short line of Latin-script words
+    (``english``: of English words, not German, French or Spanish ones)."""
     lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
     if not lines:
         return None
@@ -55,6 +64,8 @@ def clean_reply(reply: str) -> str | None:
     if not text or len(text) > 200 or is_cjk(text) or _NON_LATIN.search(text):
         return None
     if len(_LATIN_WORD.findall(text)) < 1:
+        return None
+    if english and question_language(text) != "en":
         return None
     return text
 
@@ -104,15 +115,21 @@ class QueryRewriter:
         cancel: threading.Event | None = None,
         *,
         prose: bool = False,
+        translate: bool = False,
     ) -> str | None:
         """The question as English search words, or None (no model, busy, cancelled, or an
-        unusable reply). ``prose``: the workspace holds no code (see ``PROSE_INSTRUCTION``).
+        unusable reply). ``prose``: the workspace holds no code (see ``PROSE_INSTRUCTION``);
+        ``translate``: a question in another language than Japanese, translated (see
+        ``TRANSLATE_INSTRUCTION``).
 
         A model busy answering another question is not waited for: the search goes on.
         ``cancel`` stops the generation; a cut reply is not kept."""
         if model is None:
             return None
-        instruction = PROSE_INSTRUCTION if prose else INSTRUCTION
+        if translate:
+            instruction = TRANSLATE_INSTRUCTION
+        else:
+            instruction = PROSE_INSTRUCTION if prose else INSTRUCTION
         key = _key(model, question, instruction)
         with self._lock:
             if key in self._cache:
@@ -134,7 +151,7 @@ class QueryRewriter:
             return None
         if cancel is not None and cancel.is_set():
             return None
-        query = clean_reply(reply)
+        query = clean_reply(reply, english=translate)
         with self._lock:
             self._cache[key] = query
             while len(self._cache) > CACHE_SIZE:

@@ -208,8 +208,12 @@ class AnswerService:
     ) -> str | None:
         """The question as English search words by the answer model (None: no model, busy,
         cancelled or no usable reply; ``prose``: the workspace holds no code); see
-        :mod:`groundls.answer.rewrite`."""
-        return self._rewriter.english(self._model(), question, cancel, prose=prose)
+        :mod:`groundls.answer.rewrite`. A question in another language than Japanese is
+        translated."""
+        translate = detect_language(question) not in ("en", "ja")
+        return self._rewriter.english(
+            self._model(), question, cancel, prose=prose, translate=translate
+        )
 
     @property
     def model_name(self) -> str:
@@ -599,6 +603,7 @@ class AnswerService:
                 [question],
                 [e.hit.text for e in excerpts],
                 [e.hit.path for e in excerpts],
+                translated=language not in ("en", "ja"),
             )
         ):
             # the question restated, or talk about the excerpts: their key lines instead
