@@ -214,3 +214,30 @@ def test_a_question_plainly_nearer_japanese_passages_is_not_rewritten_at_all(
         assert asked == ["uploads 再試行"]
     finally:
         workspace.close()
+
+
+def test_a_question_in_another_language_is_searched_by_meaning_and_its_translation(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    (ws_dir / "docs" / "logs.md").write_text("# Logs\n\nlogs are kept for seven days\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    workspace.index()
+    try:
+        searcher = workspace.searcher
+        german = "Wie oft werden fehlgeschlagene Uploads wiederholt?"
+        # its own words go to the multilingual spaces only, as a Japanese question's do
+        assert set(searcher._space_weights(analyse(german), {"static", "use"})) == {"use"}
+        # without a translation, its words (none of them in the workspace) refuse nothing
+        searcher.rewrite = lambda text, cancel=None: None
+        assert workspace.search(german).coverage is None
+        # translated, the English words are searched and their share counted
+        searcher.rewrite = {german: "how often are failed uploads retried"}.get
+        result = workspace.search(german)
+        assert result.searched_as == "how often are failed uploads retried"
+        assert result.coverage is not None and result.coverage > 0.5
+        assert result.hits[0].path == "docs/retry.md"
+    finally:
+        workspace.close()

@@ -133,7 +133,7 @@ def _cite_at_end(line: str, numbers: Sequence[int]) -> str:
 
 
 _HEDGED = re.compile(
-    r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分|推测|可能|추정|아마|vermutlich"
+    r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分|推测|可能是|추정|아마|vermutlich"
     r"|wahrscheinlich|probablement|probablemente)",
     re.IGNORECASE,
 )
