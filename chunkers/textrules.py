@@ -120,30 +120,40 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 #: writes in kana or not at all (的 and 為 aside, which need company: see ``question_language``).
 _CHINESE_WORDS = frozenset("的了吗嗎呢么麼怎哪这這们們为為个個给給该該吧把被让讓从從没沒还還")
 _LOWER_WORD = re.compile(r"[a-zà-öø-ÿœß]+")
+#: Japanese writes its particles and endings in kana: a run of this many Han letters with no
+#: kana is a Chinese sentence, not a Japanese heading (設定変更方法 has six).
+_KANA_LESS_SENTENCE = 8
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-#: Words a short question in each language nearly always has (and the others rarely do).
+#: Each language's most common function words (and question words): a question nearly always
+#: has two of its own language's, an English one rarely two of another's.
 _STOPWORDS = {
     "en": _words(
-        "the a an is are how do does i can to of in what where which when why with for and my "
-        "on it this that from by be should",
+        "the a an is are was were be been how do does did i you we it this that these those "
+        "to of in on at by for from with and or not can could should would will what where "
+        "which when why who my your our their there here into about after before than"
     ),
     "de": _words(
-        "der die das ich wie und ist ein eine einen einem einer nicht mit zu kann man wird "
-        "werden für auf den dem im zum zur oder wo was welche welcher bei sich muss mein meine "
-        "hinzufügen",
+        "der die das den dem des ein eine einen einem einer und oder nicht mit zu zum zur von "
+        "vom auf aus bei für im ist sind wird werden wurde kann muss soll ich du wir sie es man "
+        "wie wo was wann warum welche welcher welches wieviele viele noch nur auch über vor "
+        "nach bis durch mein meine dein sich diese dieser dieses gibt liegt bedeutet hinzufügen"
     ),
     "fr": _words(
-        "le la les des un une est comment pour dans avec je du au aux que qui ce cette sur "
-        "faire peut où quelle quel mon ma mes ajouter il",
+        "le la les l un une des du de d au aux et ou est sont être fait faire peut peuvent "
+        "pour dans avec sans sur sous par ce cette ces se il elle ils on je nous vous que qui "
+        "quoi comment combien pourquoi quand où quel quelle quels quelles mon ma mes son sa "
+        "ses leur avant après encore plus ne pas ajouter"
     ),
     "es": _words(
-        "el la los las un una es cómo como para con que en del por puedo se hay qué dónde "
-        "cuál al mi mis agregar añadir",
+        "el la los las lo un una unos unas de del al y o es son está están ser hay puede "
+        "puedo se para por con sin sobre en que qué cómo como cuál cuándo cuánto cuántos "
+        "cuántas dónde donde por qué porque mi mis su sus este esta estos estas antes después "
+        "más ya también agregar añadir"
     ),
 }
 _MARKS = {"de": frozenset("äöüß"), "fr": frozenset("èêëàâçîïôûùœ"), "es": frozenset("ñáíóú¿¡")}
@@ -155,9 +165,10 @@ def question_language(text: str) -> str:
     By script first: Hangul is Korean (15 % of the letters); Japanese has kana (identifiers and paths inside a
     Japanese question are Latin, so the rule is a share: any kana and 15 % Japanese letters);
     Han letters without kana are Chinese when a letter Japanese does not use appears
-    (``reads_chinese``) or, in four or more, a Chinese function word, else Japanese (a heading
-    written in kanji). Latin text is German, French or Spanish when two or more of that
-    language's common words or letters appear, more than English's."""
+    (``reads_chinese``), when there are eight or more, or, four or more, with a Chinese
+    function word; else Japanese (a heading written in kanji). Latin text is German, French or
+    Spanish when two or more of that language's common words (each counted once) or letters
+    appear, more than English's."""
     hangul = len(_HANGUL.findall(text))
     kana, han, latin = script_counts(text)
     letters = kana + han + latin + hangul
@@ -169,11 +180,15 @@ def question_language(text: str) -> str:
     if kana and share >= 0.15:
         return "ja"
     if share >= 0.3:
-        chinese = reads_chinese(text) or (han >= 4 and any(c in _CHINESE_WORDS for c in text))
+        chinese = (
+            reads_chinese(text)
+            or han >= _KANA_LESS_SENTENCE
+            or (han >= 4 and any(c in _CHINESE_WORDS for c in text))
+        )
         return "zh" if chinese else "ja"
     lower = text.lower()
-    words = _LOWER_WORD.findall(lower)
-    score = {lang: sum(w in stops for w in words) for lang, stops in _STOPWORDS.items()}
+    words = set(_LOWER_WORD.findall(lower))
+    score = {lang: len(words & stops) for lang, stops in _STOPWORDS.items()}
     for lang, marks in _MARKS.items():
         score[lang] += any(c in marks for c in lower)
     best = max(("de", "fr", "es"), key=lambda lang: score[lang])

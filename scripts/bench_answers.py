@@ -70,6 +70,8 @@ SETS = {
     # scripts/sets/fetch_developers_reference_ja.sh and fetch_requests_src.sh into the corpora
     "devref-ja": (str(OWN / "queries_developers_reference_ja.jsonl"), "developers_reference_ja"),
     "requests-qa": (str(OWN / "queries_requests_qa.jsonl"), "requests_src"),
+    # held out (34th): requests-qa's questions in Chinese, Korean, German, French and Spanish
+    "requests-langs": (str(OWN / "queries_requests_langs.jsonl"), "requests_src"),
     # a development set (twenty-eighth session): questions in a user's own words about a manual
     # half left in English; fetch with scripts/sets/fetch_aptitude_ja.sh
     "aptitude-ja": (str(OWN / "queries_aptitude_ja.jsonl"), "aptitude_ja"),

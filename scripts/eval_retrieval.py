@@ -29,6 +29,8 @@ SETS = {
     "click-ja": ("fetch_click.sh", "click", "queries_click_ja.jsonl"),
     # this repository's: click's questions asked in Chinese, Korean, German, French and Spanish
     "click-langs": ("fetch_click.sh", "click", "queries_click_langs.jsonl"),
+    # held out: requests-qa's questions asked in the same five languages
+    "requests-langs": ("fetch_requests_src.sh", "requests_src", "queries_requests_langs.jsonl"),
     "ja": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ja.jsonl"),
     "debref-ja": (
         "fetch_debian_reference_ja.sh",
@@ -56,6 +58,8 @@ SETS = {
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
 OWN_SETS = {
+    "click-langs",
+    "requests-langs",
     "debref-ja",
     "devref-ja",
     "aptitude-ja",
@@ -83,7 +87,7 @@ def _fetched(name: str, work: Path, shared: Path, own: Path) -> tuple[Path, Path
     if not (work / "corpora" / f"{folder}.fetched").exists() and not corpus.is_dir():
         corpus.parent.mkdir(parents=True, exist_ok=True)
         run(["bash", str(sets / fetch if (sets / fetch).exists() else shared / fetch), str(corpus)])
-    return corpus, (sets if (sets / queries_file).exists() else own) / queries_file
+    return corpus, sets / queries_file
 
 
 def _mixed(work: Path, shared: Path) -> tuple[Path, Path]:

@@ -34,6 +34,106 @@ def test_a_questions_language_is_told_apart(question: str, language: str) -> Non
     assert question_language(question) == language
 
 
+#: Questions of every kind a developer asks, written for the detector (no eval set's).
+EVERYDAY = {
+    "zh": [
+        "这个函数返回什么？",
+        "配置文件放在哪个目录下？",
+        "为什么测试在本地能通过，在服务器上却失败？",
+        "怎么把日志级别改成调试？",
+        "数据库连接超时以后会重试几次？",
+        "能不能关掉自动更新",
+        "部署之前需要运行哪些命令",
+        "缓存多久过期",
+        "这个错误信息是什么意思",
+        "如何升级到最新版本",
+    ],
+    "ko": [
+        "이 함수는 무엇을 반환하나요?",
+        "설정 파일은 어느 디렉터리에 있나요?",
+        "로그 레벨을 디버그로 바꾸려면?",
+        "데이터베이스 연결이 끊기면 몇 번 다시 시도하나요?",
+        "자동 업데이트를 끌 수 있나요",
+        "배포 전에 어떤 명령을 실행해야 하나요",
+        "캐시는 얼마 동안 유지되나요",
+        "이 오류 메시지는 무슨 뜻인가요",
+        "최신 버전으로 업그레이드하는 방법",
+        "테스트가 서버에서만 실패하는 이유는?",
+    ],
+    "de": [
+        "Was gibt diese Funktion zurück?",
+        "In welchem Verzeichnis liegt die Konfigurationsdatei?",
+        "Warum schlagen die Tests nur auf dem Server fehl?",
+        "Wie stelle ich das Log-Level auf Debug?",
+        "Wie oft wird eine abgebrochene Datenbankverbindung erneut versucht?",
+        "Kann man die automatische Aktualisierung abschalten?",
+        "Welche Befehle muss ich vor dem Deployment ausführen?",
+        "Wie lange bleibt der Cache gültig?",
+        "Was bedeutet diese Fehlermeldung?",
+        "Wie aktualisiere ich auf die neueste Version?",
+    ],
+    "fr": [
+        "Que renvoie cette fonction ?",
+        "Dans quel répertoire se trouve le fichier de configuration ?",
+        "Pourquoi les tests échouent-ils seulement sur le serveur ?",
+        "Comment passer le niveau de journalisation en debug ?",
+        "Combien de fois une connexion perdue à la base est-elle retentée ?",
+        "Peut-on désactiver la mise à jour automatique ?",
+        "Quelles commandes faut-il lancer avant le déploiement ?",
+        "Combien de temps le cache reste-t-il valide ?",
+        "Que signifie ce message d'erreur ?",
+        "Comment passer à la dernière version ?",
+    ],
+    "es": [
+        "¿Qué devuelve esta función?",
+        "¿En qué directorio está el archivo de configuración?",
+        "¿Por qué las pruebas fallan solo en el servidor?",
+        "¿Cómo cambio el nivel de registro a depuración?",
+        "¿Cuántas veces se reintenta una conexión perdida a la base de datos?",
+        "¿Se puede desactivar la actualización automática?",
+        "¿Qué comandos hay que ejecutar antes del despliegue?",
+        "¿Cuánto tiempo dura la caché?",
+        "¿Qué significa este mensaje de error?",
+        "¿Cómo actualizo a la última versión?",
+    ],
+    "ja": [
+        "この関数は何を返しますか？",
+        "設定ファイルはどのディレクトリにありますか",
+        "設定変更方法",
+        "ログレベル変更",
+        "環境変数一覧",
+        "自動更新を無効化",
+        "デプロイ前に実行するコマンド",
+        "キャッシュの有効期限",
+        "エラーメッセージの意味",
+        "最新版へ更新する手順",
+    ],
+    "en": [
+        "What does this function return?",
+        "Which directory holds the config file?",
+        "Why do the tests fail only on the server?",
+        "How do I set the log level to debug?",
+        "How many times is a lost database connection retried?",
+        "Can automatic updates be turned off?",
+        "Which commands must run before deploying?",
+        "How long does the cache stay valid?",
+        "What does this error message mean?",
+        "How do I upgrade to the latest version?",
+        "en passant capture rules",
+        "la la land soundtrack",
+        "die hard",
+        "make install",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", sorted(EVERYDAY))
+def test_everyday_questions_are_read_in_their_language(language: str) -> None:
+    assert [question_language(q) for q in EVERYDAY[language]] == [language] * len(
+        EVERYDAY[language]
+    )
+
+
 def test_other_languages_get_the_english_rules_told_to_answer_in_theirs() -> None:
     assert "3. Answer in German, the language of the question." in system_prompt("de")
     assert "3. Answer in English, the language of the question." in system_prompt("en")
