@@ -139,7 +139,7 @@ def score(root: Path, index: Path, queries: list[dict], corpus: Path, deep: bool
         index_s = time.perf_counter() - started
         if deep:
             workspace.fill_deep()
-        figures, firsts = [], []
+        figures, firsts, per = [], [], {}
         for q in queries:
             if not q["expected"]:
                 continue
@@ -147,6 +147,7 @@ def score(root: Path, index: Path, queries: list[dict], corpus: Path, deep: bool
             ndcg, first = _ndcg([_grams(h.text) for h in hits], _expected_texts(corpus, q))
             figures.append(ndcg)
             firsts.append(first)
+            per[q["id"]] = round(ndcg, 3)
         return {
             "ndcg@10": round(sum(figures) / len(figures), 3),
             "first": round(sum(firsts) / len(firsts), 3),
@@ -154,6 +155,7 @@ def score(root: Path, index: Path, queries: list[dict], corpus: Path, deep: bool
             "chunks": workspace.stats()["chunks"],
             "index_s": round(index_s, 1),
             "files_indexed": report.files_indexed,
+            "per_query": per,
         }
     finally:
         workspace.close()
@@ -166,6 +168,7 @@ def main() -> int:
     ap.add_argument("--work", default="/tmp/groundls-eval")
     ap.add_argument("--set", action="append", choices=list(eval_retrieval.SETS), required=True)
     ap.add_argument("--deep", action="store_true", help="fill the deep tier before searching")
+    ap.add_argument("--per-query", action="store_true", help="each question's nDCG@10 too")
     args = ap.parse_args()
     shared = Path(args.shared).resolve() / "eval"
     work = Path(args.work).resolve()
@@ -182,6 +185,9 @@ def main() -> int:
         index = work / "index"
         source = score(corpus, index, queries, corpus, args.deep)
         printed = score(pdf.parent, index, queries, corpus, args.deep)
+        if not args.per_query:
+            source.pop("per_query")
+            printed.pop("per_query")
         print(
             json.dumps(
                 {"set": name, "deep": args.deep, "source": source, "pdf": printed},

@@ -262,7 +262,9 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
 
     for line in lines:
         if line.page != page and not (
-            paragraph and previous and _continues(previous, line, right_edge, spacing, body)
+            paragraph
+            and previous
+            and _continues(previous, line, right_edge, spacing, body, len(paragraph) == 1)
         ):
             flush()
             while page < line.page:
@@ -292,7 +294,7 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
             paragraph
             and previous is not None
             and not previous.heading
-            and _continues(previous, line, right_edge, spacing, body)
+            and _continues(previous, line, right_edge, spacing, body, len(paragraph) == 1)
         ):
             paragraph[-1] = _join(paragraph[-1], line.text)
         elif (
@@ -316,13 +318,25 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
 
 
 def _continues(
-    previous: _Line, line: _Line, right_edge: dict[int, float], spacing: float, body: float
+    previous: _Line,
+    line: _Line,
+    right_edge: dict[int, float],
+    spacing: float,
+    body: float,
+    first: bool = False,
 ) -> bool:
     """Whether ``line`` carries on the sentence ``previous`` wrapped: the new line's first word
     would not have fitted at the end of the previous one (a paragraph's last line stops short
-    of the margin by more than that), the two are set alike and close, and the new line starts
-    no list item. Japanese wraps at any character, so its first "word" is one character."""
+    of the margin by more than that), the two are set alike and close, the new line starts where
+    the previous one did (or, after a paragraph's indented ``first`` line, a little left of it)
+    and starts no list item. Japanese wraps at any character, so its first "word" is one
+    character. A line set further in or out is another block: a list item, a definition, a
+    path or command on its own line."""
     if _LIST_ITEM.match(line.text) or abs(previous.size - line.size) > 0.5:
+        return False
+    char = (previous.right - previous.left) / max(1, len(previous.text))
+    shift = line.left - previous.left
+    if shift > char / 2 or (shift < -char / 2 and not (first and shift >= -3 * char)):
         return False
     room = right_edge.get(previous.page, 0.0) - previous.right
     if room > _first_word_width(line) + max(body, 1.0) / 3:
