@@ -433,6 +433,19 @@ def test_history_is_stored_in_the_index(search_ws, tmp_path, fake_embedders):
     assert entry["question"] == "q?" and entry["found"] is True and entry["citations"] == [{"n": 1}]
 
 
+def test_deleting_a_history_thread_forgets_its_follow_ups_and_nothing_else(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    first = workspace.add_history({"question": "where are uploads retried?"})
+    workspace.add_history({"question": "how many times?", "thread": first})
+    other = workspace.add_history({"question": "where are logs kept?"})
+    assert workspace.delete_history(first) == 2
+    assert [e["question"] for e in workspace.history()] == ["where are logs kept?"]
+    assert workspace.delete_history(first) == 0
+    assert workspace.delete_history(other) == 1 and workspace.history() == []
+
+
 def test_progress_counts_every_file_up_to_the_total(search_ws, tmp_path, fake_embedders):
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     seen = []

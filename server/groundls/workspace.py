@@ -349,6 +349,10 @@ class Workspace:
     def history(self, limit: int = 50) -> list[dict[str, Any]]:
         return self.store.history.recent(limit)
 
+    def delete_history(self, thread: int) -> int:
+        """Forget a history thread (its question and follow-ups); how many records went."""
+        return self.store.history.delete_thread(thread)
+
     def reconfigure(self, config: Config) -> None:
         """Take settings that do not change the index (search, hover, answers) in place."""
         answers_changed = config.answer != self.config.answer

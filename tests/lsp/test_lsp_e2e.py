@@ -72,6 +72,7 @@ async def test_every_command_is_listed_in_execute_command_provider(session: Sess
         "groundls.status",
         "groundls.history",
         "groundls.documentText",
+        "groundls.deleteHistory",
     }
     assert session.init_result.capabilities.hover_provider
 
@@ -360,6 +361,23 @@ async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -
         assert cite["uri"] == session.uri(cite["path"])
         assert cite["range"]["start"]["line"] == cite["startLine"] - 1
     assert all(not p.startswith("/") for p in path_fields(history))
+
+
+async def test_a_history_thread_can_be_deleted_and_a_second_delete_is_not_found(
+    session: Session,
+) -> None:
+    question = "What is the sales tax rate, asked to be forgotten?"
+    await command(session, "groundls.ask", {"question": question})
+    history = await command(session, "groundls.history", {"limit": 20})
+    entry = next(e for e in history["entries"] if e.get("question") == question)
+    gone = await command(session, "groundls.deleteHistory", {"thread": entry["thread"]})
+    assert gone == {"thread": entry["thread"], "deleted": 1}
+    history = await command(session, "groundls.history", {"limit": 20})
+    assert all(e.get("question") != question for e in history["entries"])
+    error = await command_error(session, "groundls.deleteHistory", [{"thread": entry["thread"]}])
+    assert error.code == REQUEST_FAILED and "no history thread" in error.message
+    error = await command_error(session, "groundls.deleteHistory", [{"thread": 0}])
+    assert error.code == INVALID_PARAMS
 
 
 async def test_ask_with_bad_arguments_is_invalid_params(session: Session) -> None:

@@ -93,6 +93,9 @@ export class Commands {
   private asking: vscode.CancellationTokenSource | undefined;
   /** The conversation of the last answer, which a follow-up continues. */
   private lastThread: number | undefined;
+  private readonly answered = new vscode.EventEmitter<AskResult>();
+  /** Fires when a question was answered (the past-questions view lists it). */
+  readonly onDidAnswer = this.answered.event;
 
   constructor(private readonly server: ServerController) {}
 
@@ -108,6 +111,7 @@ export class Commands {
       r(ClientCommand.restart, () => this.server.restart()),
       r(ClientCommand.showLogs, () => this.server.output.show(true)),
       r(ClientCommand.openCitation, (target: Target) => openTarget(target)),
+      this.answered,
     ];
   }
 
@@ -184,6 +188,7 @@ export class Commands {
       if (!cancel.token.isCancellationRequested) {
         panel.update(state);
       }
+      this.answered.fire(result);
       return result;
     } catch (error) {
       if (cancel.token.isCancellationRequested) {

@@ -7,6 +7,8 @@ import { Commands } from "./commands";
 import { renderAnswerBody, type AnswerState } from "./common/answerView";
 import { ClientCommand } from "./common/ids";
 import { DocumentViews } from "./documents";
+import type { HistoryThread } from "./common/historyView";
+import { HistoryView } from "./history";
 import { statusBarLook, type ServerState } from "./common/statusView";
 import { offerMcpServer } from "./mcp";
 import { AnswerPanel } from "./panels";
@@ -28,6 +30,8 @@ export interface GroundlsApi {
   openCitation(n: number): Promise<vscode.TextEditor | undefined>;
   /** The problem that keeps the server from running, if any. */
   lastProblem(): string | undefined;
+  /** The past-questions view's threads, listed afresh from the server. */
+  historyThreads(): Promise<readonly HistoryThread[]>;
 }
 
 let controller: ServerController | undefined;
@@ -65,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     server.onDidChangeProgress(refresh),
     ...commands.register(),
     new DocumentViews(server).register(),
+    ...registerHistory(server, commands),
   );
 
   // Copilot's agent mode gets the workspace's MCP server where this VS Code has the API.
@@ -106,8 +111,47 @@ export function activate(context: vscode.ExtensionContext): GroundlsApi {
     lastIndexMessage: () => server.tracker.lastMessage,
     openCitation: async (n) => AnswerPanel.current?.openCitation(n),
     lastProblem: () => server.lastProblem,
+    historyThreads: async () => {
+      await history?.getChildren();
+      return history?.current ?? [];
+    },
   };
 }
+
+/** The past-questions view and its commands: open a past answer, continue it, delete it. */
+function registerHistory(server: ServerController, commands: Commands): vscode.Disposable[] {
+  const view = new HistoryView(server);
+  history = view;
+  const r = vscode.commands.registerCommand;
+  return [
+    ...view.register(),
+    commands.onDidAnswer(() => view.refresh()),
+    server.onDidChangeState(() => view.refresh()),
+    r(ClientCommand.historyRefresh, () => view.refresh()),
+    r(ClientCommand.historyOpen, (node: Parameters<HistoryView["open"]>[0]) => view.open(node)),
+    r(ClientCommand.historyFollowUp, (node: Parameters<HistoryView["open"]>[0]) =>
+      commands.ask({ thread: view.threadOf(node) }),
+    ),
+    r(
+      ClientCommand.historyDelete,
+      async (node: Parameters<HistoryView["open"]>[0], confirmed?: boolean) => {
+        if (!confirmed) {
+          const answer = await vscode.window.showWarningMessage(
+            "Delete this question and its follow-ups from the workspace's history?",
+            { modal: true },
+            "Delete",
+          );
+          if (answer !== "Delete") {
+            return false;
+          }
+        }
+        return view.delete(node);
+      },
+    ),
+  ];
+}
+
+let history: HistoryView | undefined;
 
 export async function deactivate(): Promise<void> {
   const server = controller;

@@ -52,6 +52,9 @@ def register(sub: Any) -> None:
     add_common(p)
     p.add_argument("-n", type=int, default=20, help="how many (newest first; default 20)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--delete", type=int, metavar="THREAD", help="forget a thread (its id in --json: thread)"
+    )
     p.set_defaults(func=cmd_history)
 
 
@@ -220,6 +223,12 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise CliError("-n must be at least 1")
     workspace = open_workspace(args, ensure_indexed=False)
     try:
+        if args.delete is not None:
+            gone = workspace.delete_history(args.delete)
+            if not gone:
+                raise CliError(f"no history thread {args.delete} (see groundls history --json)")
+            print(f"deleted thread {args.delete} ({gone} question(s))")
+            return 0
         records = workspace.history(args.n)
     finally:
         workspace.close()

@@ -51,6 +51,13 @@ class History:
         by_id = {r["id"]: r for r in self.recent(10_000)}
         return [by_id[r[0]] for r in rows if r[0] in by_id]
 
+    def delete_thread(self, thread: int) -> int:
+        """Forget a thread: its first record ``thread`` and every follow-up; how many went (0:
+        no such thread)."""
+        conn = self._conn()
+        cursor = conn.execute("DELETE FROM history WHERE thread = ? OR id = ?", (thread, thread))
+        return int(cursor.rowcount)
+
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = (
             self._conn()

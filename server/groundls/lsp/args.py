@@ -22,6 +22,7 @@ REFERENCE = "groundls.reference"
 STATUS = "groundls.status"
 HISTORY = "groundls.history"
 DOCUMENT_TEXT = "groundls.documentText"
+DELETE_HISTORY = "groundls.deleteHistory"
 
 
 A = TypeVar("A")
@@ -228,6 +229,23 @@ class ReferenceArgs:
 class StatusArgs:
     COMMAND: ClassVar[str] = STATUS
     USAGE: ClassVar[str] = "{} (no arguments)"
+
+
+@dataclass(frozen=True)
+class DeleteHistoryArgs:
+    """A history thread to forget, by the ``thread`` of its records (in ``groundls.history``),
+    in the folder ``uri`` names (default: every folder)."""
+
+    COMMAND: ClassVar[str] = DELETE_HISTORY
+    USAGE: ClassVar[str] = '{"thread": 12, "uri"?: "file:///..."}'
+
+    thread: int
+    uri: str | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.thread, bool) or self.thread < 1:
+            raise Invalid(f'"thread" must be a positive integer, got {self.thread!r}')
+        _file_uri(self.uri)
 
 
 @dataclass(frozen=True)

@@ -315,6 +315,22 @@ def status(call: Call, _args: a.StatusArgs | None = None) -> dict[str, Any]:
     return {"folders": out}
 
 
+def delete_history(call: Call, args: a.DeleteHistoryArgs) -> dict[str, Any]:
+    """Forget a thread of past questions (in the folder ``uri`` names, else wherever it is)."""
+    folders = call.folders.all()
+    if args.uri is not None:
+        folders = [_folder_of(call, a.DELETE_HISTORY, args.uri)[0]]
+    deleted = 0
+    for folder in _ready(folders):
+        if folder.workspace is not None:
+            deleted += folder.workspace.delete_history(args.thread)
+            if deleted:
+                break
+    if not deleted:
+        raise NotFound(f"no history thread {args.thread} (see groundls.history)")
+    return {"thread": args.thread, "deleted": deleted}
+
+
 def document_text(call: Call, args: a.DocumentTextArgs) -> dict[str, Any]:
     """A document's extracted text and where its pages (slides, sheets, cells) begin, so an
     editor can show a citation of ``manual.pdf p. 12`` at its place, read-only."""
@@ -409,4 +425,5 @@ COMMANDS = (
     Command(a.StatusArgs, status, "groundls: status"),
     Command(a.HistoryArgs, history, "groundls: history"),
     Command(a.DocumentTextArgs, document_text, "groundls: document text"),
+    Command(a.DeleteHistoryArgs, delete_history, "groundls: deleting a history thread"),
 )

@@ -11,6 +11,10 @@ export const ClientCommand = {
   restart: "groundls.client.restart",
   showLogs: "groundls.client.showLogs",
   openCitation: "groundls.client.openLocation",
+  historyRefresh: "groundls.client.historyRefresh",
+  historyOpen: "groundls.client.historyOpen",
+  historyFollowUp: "groundls.client.historyFollowUp",
+  historyDelete: "groundls.client.historyDelete",
 } as const;
 
 /** Commands the language server lists in `executeCommandProvider`. */
@@ -23,6 +27,7 @@ export const ServerCommand = {
   status: "groundls.status",
   history: "groundls.history",
   documentText: "groundls.documentText",
+  deleteHistory: "groundls.deleteHistory",
 } as const;
 
 /** The scheme of the read-only views of a document's text (a PDF's pages, a deck's slides). */

@@ -222,6 +222,26 @@ suite("groundls in the VS Code extension host", () => {
     assert.ok(editor.selection.isEmpty, "nothing selected, so the next question has no context");
   });
 
+  test("a past question is listed, opens its answer again, and can be deleted", async () => {
+    const question = "How long does a session last before it expires?";
+    const threads = await api.historyThreads();
+    const thread = threads.find((t) => t.entries[0].question === question);
+    assert.ok(thread, `listed: ${threads.map((t) => t.entries[0].question).join(" | ")}`);
+    await vscode.commands.executeCommand("groundls.client.historyOpen", thread);
+    const state = api.answerState();
+    assert.equal(state?.phase, "done");
+    assert.equal(state?.question, question);
+    assert.ok((state?.result?.citations.length ?? 0) > 0, "its sources come back too");
+    const deleted = await vscode.commands.executeCommand<boolean>(
+      "groundls.client.historyDelete",
+      thread,
+      true,
+    );
+    assert.equal(deleted, true);
+    const after = await api.historyThreads();
+    assert.ok(!after.some((t) => t.thread === thread.thread && t.folder === thread.folder));
+  });
+
   test("a question the workspace cannot answer shows the not-found state", async () => {
     const result = await vscode.commands.executeCommand<AskResult>("groundls.client.ask", {
       question: "What is the boiling point of mercury on Venus?",
