@@ -121,6 +121,24 @@ def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str
     }
 
 
+def history_json(record: dict[str, Any]) -> dict[str, Any]:
+    """A history record as the faces give it: each citation's supporting lines as
+    ``{"line", "text"}`` objects, as in an answer (the record keeps them as pairs)."""
+    citations = [
+        {
+            **c,
+            "support": [
+                {"line": s[0], "text": s[1]} if isinstance(s, list | tuple) else s
+                for s in c.get("support") or []
+            ],
+        }
+        if isinstance(c, dict)
+        else c
+        for c in record.get("citations") or []
+    ]
+    return {**record, "citations": citations}
+
+
 def citation_json(citation: Citation, folder: Locator | None = None) -> dict[str, Any]:
     record = asdict(citation)
     record["support"] = [{"line": line, "text": text} for line, text in citation.support]

@@ -360,6 +360,8 @@ async def test_ask_streams_progress_and_returns_cited_answer(session: Session) -
     for cite in entry["citations"]:
         assert cite["uri"] == session.uri(cite["path"])
         assert cite["range"]["start"]["line"] == cite["startLine"] - 1
+        # supporting lines as in an answer: {line, text}, not the stored pairs
+        assert all(set(line) == {"line", "text"} for line in cite["support"])
     assert all(not p.startswith("/") for p in path_fields(history))
 
 

@@ -233,7 +233,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     finally:
         workspace.close()
     if args.json:
-        print(json.dumps(records, ensure_ascii=False))
+        print(json.dumps([wire.history_json(r) for r in records], ensure_ascii=False))
         return 0
     if not records:
         print("No questions asked yet.")

@@ -356,7 +356,7 @@ def history(call: Call, args: a.HistoryArgs) -> dict[str, Any]:
         if folder.workspace is None:
             continue
         for record in folder.workspace.history(limit=limit):
-            entry = wire.located(wire.camel(wire.scrub(record, folder)), folder)
+            entry = wire.located(wire.camel(wire.scrub(wire.history_json(record), folder)), folder)
             entries.append({"folder": folder.name, **entry})
     return {"entries": entries[:limit]}
 

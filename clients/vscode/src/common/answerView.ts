@@ -69,9 +69,18 @@ export function failAnswer(state: AnswerState, error: string, now: number): Answ
   return { ...state, phase: "failed", error, note: undefined, elapsedMs: now - state.startedAt };
 }
 
+/** A citation's supporting lines, those of a shape this view can show (a record written by an
+ * older server kept them as [line, text] pairs). */
+function supportOf(c: Citation): { line: number; text: string }[] {
+  return (c.support ?? []).filter(
+    (s): s is { line: number; text: string } =>
+      typeof s === "object" && s !== null && typeof s.text === "string",
+  );
+}
+
 /** The evidence of a citation at a glance: its place, then the lines that support it. */
 function citeTitle(c: Citation): string {
-  const lines = (c.support ?? []).map((s) => `${s.line}: ${s.text}`);
+  const lines = supportOf(c).map((s) => `${s.line}: ${s.text}`);
   return [locationLabel(c), ...lines].join(" · ");
 }
 
@@ -162,7 +171,7 @@ export function renderCitationList(citations: readonly Citation[]): string {
     .map((c) => {
       const title = c.title ? ` <span class="title">${escapeHtml(c.title)}</span>` : "";
       const weak = c.weak ? ` <span class="badge">weak match</span>` : "";
-      const support = (c.support ?? [])
+      const support = supportOf(c)
         .map(
           (s) =>
             `<div class="support"><span class="line">${s.line}</span> ${escapeHtml(s.text)}</div>`,
