@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 #: Raise when a reader's output changes: every document is read again on the next index run.
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 
 #: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them).
 DOCUMENT_FORMATS: dict[str, str] = {
