@@ -3,6 +3,7 @@ in a Japanese manual supports the same one written in ASCII, and the other way r
 
 from __future__ import annotations
 
+from groundls.answer import grounding
 from groundls.answer.grounding import (
     Evidence,
     drop_chinese,
@@ -117,3 +118,18 @@ def test_a_sentence_announcing_a_list_stays_and_an_answer_that_is_all_echo_is_ke
     # nothing else to say: judged as a whole answer (content-free), not emptied here
     said = "この回答は、抜粋に書かれている事実だけを使って書いています [1]。"
     assert drop_instruction_echoes(said, asked, editor, instructions("ja")) == (said, 0)
+
+
+def test_a_dropped_list_item_takes_its_number_with_it():
+    evidence = grounding.Evidence(["Open a terminal. Follow the prompts to finish."])
+    said = "步骤： 1. 打开终端 [1]。 2. 运行 `pip install foo` 命令 [1]。 3. 按照提示完成安装 [1]。"
+    kept, missing = grounding.drop_unsupported(said, evidence)
+    assert "pip install foo" in missing
+    assert kept == "步骤： 1. 打开终端 [1]。 3. 按照提示完成安装 [1]。"
+    kept, _ = grounding.drop_unsupported(
+        "Steps: 1. Open a terminal [1]. 2. Run `pip install foo` [1]. 3. Follow the prompts [1].",
+        evidence,
+    )
+    assert kept == "Steps: 1. Open a terminal [1]. 3. Follow the prompts [1]."
+    # a number that ends a sentence is no list item
+    assert grounding._units("It is version 2. It works.") == ["It is version 2. ", "It works."]

@@ -52,6 +52,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 _LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+#: A list item's number at the end of a sentence unit (the sentence split after its period).
+_TRAILING_ITEM = re.compile(r"(?:^|(?<=[：:。！？.!?]))\s*\d{1,3}[.)]\s*$")
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _QUOTED = re.compile(r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{1,80})」')
@@ -181,7 +183,9 @@ class Evidence:
 
 
 def _units(line: str) -> list[str]:
-    """A line as its sentences, each with the spacing that followed it (they join back as is)."""
+    """A line as its sentences, each with the spacing that followed it (they join back as is).
+    A list item's number (``2. ``, ``3) ``) goes with the sentence after it, so a dropped item
+    leaves no bare number behind."""
     parts: list[str] = []
     last = 0
     for match in _SENTENCE_END.finditer(line):
@@ -189,7 +193,19 @@ def _units(line: str) -> list[str]:
         last = match.end()
     if last < len(line):
         parts.append(line[last:])
-    return [p for p in parts if p]
+    units: list[str] = []
+    carried = ""
+    for part in parts:
+        part = carried + part
+        carried = ""
+        marker = _TRAILING_ITEM.search(part)
+        if marker is not None and marker.end() == len(part):
+            part, carried = part[: marker.start()], marker.group(0)
+        if part:
+            units.append(part)
+    if carried:
+        units.append(carried)
+    return units
 
 
 def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
