@@ -1,0 +1,112 @@
+"""Lab: can the answer model choose the excerpt that answers, from the prompt it already read?
+
+For each answerable question of the given sets, the answer service builds its prompt as for a
+real answer (search, excerpts, budget); instead of writing, the model reads the prompt and the
+first words of a reply that names an excerpt ("The excerpt that answers this is [") and gives
+each excerpt number its next-token probability. Printed per set: how often the most likely
+number is an excerpt that holds an expected place, split by where the search put that place
+(first excerpt, or a later one the model read). Nothing is generated.
+
+Usage: GROUNDLS_EVAL_WORK=W python scripts/probe_choose.py --sets click-ja,ja [--deep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_answers  # noqa: E402
+
+PROBE = {
+    "ja": "答えが書かれている抜粋は [",
+    "en": "The excerpt that answers this is [",
+}
+
+
+def choose(model: Any, messages: list[dict[str, str]], k: int, language: str) -> list[float]:
+    """Each excerpt number's log-probability as the next token after the probe."""
+    from groundls.answer import runtime
+
+    llm = model.load()
+    tokens = model.prompt_tokens(messages)
+    probe = llm.tokenize(PROBE.get(language, PROBE["en"]).encode(), add_bos=False, special=False)
+    every = tokens + probe
+    prefix = model._fixed_prefix(messages, tokens)
+    with model._lock:
+        model._prefill(llm, [*every, every[-1]], prefix, None, None, runtime.GenerationStats())
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
+    ids = [llm.tokenize(str(n).encode(), add_bos=False, special=False)[0] for n in range(1, k + 1)]
+    chosen = logits[ids]
+    return [round(float(x), 3) for x in chosen - np.logaddexp.reduce(logits)]
+
+
+def _sources(workspace: Any, question: str) -> list[Any]:
+    """Ask, and return the excerpts the answer was given (its sources)."""
+    got: list[Any] = []
+    workspace.answers.ask(question, on_sources=got.extend)
+    return got
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default="click-ja,ja")
+    ap.add_argument("--deep", action="store_true")
+    ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
+    ap.add_argument("--out", default="")
+    args = ap.parse_args()
+    args.context_tokens, args.time_limit, args.first_token_s = 0, 0, None
+    args.extractive, args.served, args.style, args.warm_rewrites = False, "", None, False
+    rows = []
+    for name in args.sets.split(","):
+        workspace = bench_answers.open_workspace(name, args)
+        model = workspace.answers._model()
+        seen: dict[str, Any] = {}
+
+        def probing(
+            messages: list[dict[str, str]], model: Any = model, seen: dict = seen, **_: Any
+        ) -> Any:
+            k = sum(1 for line in messages[-1]["content"].splitlines() if line.startswith("["))
+            seen["scores"] = choose(model, messages, max(1, k), seen["language"])
+            return iter(())
+
+        model.stream = probing  # type: ignore[method-assign]
+        queries = [
+            json.loads(line)
+            for line in (bench_answers.EVAL / bench_answers.SETS[name][0]).read_text().splitlines()
+            if line.strip()
+        ]
+        for q in queries:
+            if not q["expected"]:
+                continue
+            from groundls.answer.prompt import detect_language
+
+            seen.clear()
+            seen["language"] = detect_language(q["query"])
+            from dataclasses import asdict
+
+            shown = [asdict(c) for c in _sources(workspace, q["query"])]
+            at = [i for i, c in enumerate(shown, 1) if bench_answers.overlaps(c, q["expected"])]
+            scores = seen.get("scores")
+            if not at or scores is None:
+                continue
+            pick = int(np.argmax(scores)) + 1
+            rows.append({"set": name, "id": q["id"], "at": at, "pick": pick, "scores": scores})
+            print(json.dumps(rows[-1]), flush=True)
+        workspace.close()
+    for label, keep in (("first", lambda r: 1 in r["at"]), ("later", lambda r: 1 not in r["at"])):
+        picked = [r for r in rows if keep(r)]
+        right = sum(r["pick"] in r["at"] for r in picked)
+        print(f"expected place {label}: the probe picks it {right}/{len(picked)}")
+    if args.out:
+        Path(args.out).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
