@@ -260,42 +260,38 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
             out.block([escape_markdown_line(p) for p in paragraph])
             paragraph.clear()
 
+    def advance(to: int) -> None:
+        nonlocal page
+        while page < to:
+            page += 1
+            out.place("page", page)
+
     for line in lines:
-        if line.page != page and not (
-            paragraph
-            and previous
+        # (a paragraph may run on over a page break: it stays at the page it began on)
+        continues = (
+            bool(paragraph)
+            and previous is not None
+            and not previous.heading
+            and not line.heading
             and _continues(previous, line, right_edge, spacing, body, len(paragraph) == 1)
-        ):
+        )
+        if line.page != page and not continues:
             flush()
-            while page < line.page:
-                page += 1
-                out.place("page", page)
+            advance(line.page)
         if line.heading:
             flush()
-            if line.page != page:
-                while page < line.page:
-                    page += 1
-                    out.place("page", page)
             if (
                 previous is not None
                 and previous.heading == line.heading
                 and previous.page == line.page
-                and out.lines
-                and out.lines[-2:-1]
+                and len(out.lines) >= 2
                 and out.lines[-2].startswith("#")
                 and line.top > previous.bottom - 2 * spacing
             ):
                 out.lines[-2] += " " + line.text  # a heading set on two lines
             else:
                 out.heading(line.heading, line.text)
-            previous = line
-            continue
-        if (
-            paragraph
-            and previous is not None
-            and not previous.heading
-            and _continues(previous, line, right_edge, spacing, body, len(paragraph) == 1)
-        ):
+        elif continues:
             paragraph[-1] = _join(paragraph[-1], line.text)
         elif (
             paragraph
@@ -309,9 +305,7 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
             paragraph.append(line.text)
         previous = line
     flush()
-    while page < len(pages):
-        page += 1
-        out.place("page", page)
+    advance(len(pages))
     result = out.result()
     result.units = len(pages)
     return result
