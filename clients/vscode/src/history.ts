@@ -94,7 +94,7 @@ export class HistoryView implements vscode.TreeDataProvider<Node> {
 
   /** Forget a thread on the server, then list again. */
   async delete(node: Node): Promise<boolean> {
-    const thread = isThread(node) ? node.thread : node.thread;
+    const thread = node.thread;
     try {
       await this.server.execute(ServerCommand.deleteHistory, { thread });
       this.refresh();

@@ -228,12 +228,12 @@ class Indexer:
         """The text of an indexable workspace file (the walk's rules: inside the workspace, not
         ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise. A
         document's is its text as read when indexed (PDF pages, slides, ...)."""
+        if document_format(path):
+            document = self.document(path)
+            return document.text if document is not None else None
         state = WorkspaceWalker(self.root, self.config).check(path)
         if not isinstance(state, WorkspaceFile):
             return None
-        if document_format(path):
-            document = self._stored_document(path)
-            return document.text if document is not None else None
         text = read_text(state, self.config.max_file_bytes)
         return None if isinstance(text, Skipped) else visible_text(path, text, self.config)[0]
 

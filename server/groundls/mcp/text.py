@@ -80,7 +80,10 @@ class AnswerRecord(TypedDict):
     thread: int | None
 
 
-def place(path: str, start: int, end: int) -> str:
+def place(path: str, start: int, end: int, at: str = "") -> str:
+    """Where a hit or citation is: ``docs/a.md:3-9``, or in a document ``manual.pdf p. 12``."""
+    if at:
+        return f"{path} {at}"
     return f"{path}:{start}" if end <= start else f"{path}:{start}-{end}"
 
 
@@ -105,7 +108,7 @@ def hits_text(hits: list[Hit] | tuple[Hit, ...], start: int = 1) -> str:
     lines = []
     for n, hit in enumerate(hits, start):
         title = f"  {hit.title}" if hit.title else ""
-        shown = hit.where if hit.place else place(hit.path, hit.start_line, hit.end_line)
+        shown = place(hit.path, hit.start_line, hit.end_line, hit.place)
         lines.append(f"{n}. {shown}{title}  [{hit.chunk_id}]")
         if hit.snippet and hit.snippet != hit.title:
             lines.append(f"   {hit.snippet}")
@@ -151,7 +154,7 @@ def answer_text(answer: Answer) -> str:
     if answer.citations:
         parts.append(
             "\n".join(
-                f"[{c.n}] {c.where if c.place else place(c.path, c.start_line, c.end_line)}"
+                f"[{c.n}] {place(c.path, c.start_line, c.end_line, c.place)}"
                 + (f"  {c.title}" if c.title else "")
                 for c in answer.citations
             )

@@ -6,19 +6,14 @@ import bisect
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from groundls.chunkers.languages import DOCUMENT_EXTENSIONS
+
 #: Raise when a reader's output changes: every document is read again on the next index run.
 EXTRACTOR_VERSION = 8
 
-#: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them).
-DOCUMENT_FORMATS: dict[str, str] = {
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".pptx": "pptx",
-    ".xlsx": "xlsx",
-    ".odt": "odt",
-    ".epub": "epub",
-    ".ipynb": "ipynb",
-}
+#: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them): the
+#: chunkers' map, which also says which chunker reads each format's text.
+DOCUMENT_FORMATS = DOCUMENT_EXTENSIONS
 #: Formats groundls does not read (binary Office formats before 2007, RTF, OpenDocument slides
 #: and sheets): listed as skipped, with what to save them as.
 LEGACY_FORMATS: dict[str, str] = {

@@ -52,7 +52,7 @@ def extract_bounded(
     except OSError as exc:
         raise DocumentRefused("unreadable", f"the reader could not start: {exc}") from None
     if done.returncode != 0 or not done.stdout:
-        if done.returncode < 0 or done.returncode in (-9, 137, 139):
+        if done.returncode < 0 or done.returncode in (137, 139):  # a signal, or 128 + one
             why = "the reader ran out of memory or crashed on it"
         else:
             why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[-1]

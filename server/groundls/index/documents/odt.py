@@ -59,9 +59,9 @@ def _blocks(parent: ElementTree.Element, out: TextBuilder) -> None:
                 if local(row.tag) == "table-row"
             ]
             out.block(_table_rows(rows))
-        elif tag in ("section", "index-body", "table-of-content"):
-            if tag == "table-of-content":
-                continue  # the contents repeat the headings: they must not outrank them
+        elif tag in ("section", "index-body"):
+            # (a table-of-content is passed over: it repeats the headings and must not outrank
+            # them)
             _blocks(child, out)
 
 
