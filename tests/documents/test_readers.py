@@ -3,6 +3,7 @@ broken, encrypted or hostile file refused with its reason, never a crash or a st
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -194,3 +195,19 @@ def test_a_reader_that_runs_out_of_memory_is_refused_and_this_process_lives_on(
         extract_bounded(huge, "huge.ipynb", memory=150 * 1024**2)
     assert refused.value.reason in ("document-too-large", "corrupt-document")
     assert "memory" in refused.value.message
+
+
+def test_a_reader_that_fails_names_no_path_and_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from groundls.index.documents import child
+
+    def trips(path: str, data: bytes) -> None:
+        raise ValueError(f"unexpected object at {tmp_path}/deep/inside")
+
+    monkeypatch.setattr(child, "extract", trips)
+    doc = tmp_path / "a.pdf"
+    doc.write_bytes(b"%PDF-1.7")
+    assert child.main(["child", str(doc), "a.pdf"]) == 0
+    reply = json.loads(capsys.readouterr().out)
+    assert reply == {"refused": "corrupt-document", "message": "cannot read it: ValueError"}

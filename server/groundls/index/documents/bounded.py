@@ -9,12 +9,15 @@ and the language server carry on.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from .base import DocumentRefused, Extracted
+
+log = logging.getLogger("groundls.index")
 
 #: Seconds one document may take to read (a 300-page text PDF takes about 3 on two cores).
 TIME_LIMIT_S = 120.0
@@ -50,13 +53,19 @@ def extract_bounded(
             "document-timeout", f"reading it took over {time_limit:.0f} s"
         ) from None
     except OSError as exc:
-        raise DocumentRefused("unreadable", f"the reader could not start: {exc}") from None
+        # (strerror: the exception's text would name the interpreter's path)
+        raise DocumentRefused(
+            "unreadable", f"the reader could not start: {exc.strerror or 'failed'}"
+        ) from None
     if done.returncode != 0 or not done.stdout:
         if done.returncode < 0 or done.returncode in (137, 139):  # a signal, or 128 + one
             why = "the reader ran out of memory or crashed on it"
         else:
-            why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[-1]
-        raise DocumentRefused("corrupt-document", f"cannot read it: {why[:200]}")
+            why = f"the reader failed (exit code {done.returncode})"
+        # the child's last words (the error, not its traceback) go to the log, not the reason
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+        log.info("%s: %s: %s", rel_path, why, last[:200])
+        raise DocumentRefused("corrupt-document", f"cannot read it: {why}")
     try:
         reply = json.loads(done.stdout)
     except ValueError:

@@ -41,6 +41,9 @@ def main(argv: list[str]) -> int:
         reply = {"refused": "unreadable", "message": f"cannot be read: {exc.strerror or exc}"}
     except RecursionError:
         reply = {"refused": "corrupt-document", "message": "cannot read it: nested too deeply"}
+    except Exception as exc:  # noqa: BLE001 - a reader's failure on a hostile file is a refusal
+        # named by its kind only: its text may name paths; the parent logs nothing more
+        reply = {"refused": "corrupt-document", "message": f"cannot read it: {type(exc).__name__}"}
     sys.stdout.write(json.dumps(reply, ensure_ascii=False))
     return 0
 

@@ -16,8 +16,9 @@ def read_notebook(data: bytes) -> Extracted:
     if not isinstance(notebook, dict):
         raise DocumentRefused("corrupt-document", "corrupt notebook: not a JSON object")
     cells = notebook.get("cells")
-    if cells is None and isinstance(notebook.get("worksheets"), list) and notebook["worksheets"]:
-        cells = notebook["worksheets"][0].get("cells")  # nbformat 3
+    sheets = notebook.get("worksheets")
+    if cells is None and isinstance(sheets, list) and sheets and isinstance(sheets[0], dict):
+        cells = sheets[0].get("cells")  # nbformat 3
     if not isinstance(cells, list):
         raise DocumentRefused("corrupt-document", "corrupt notebook: it has no cells")
     language = _language(notebook)
