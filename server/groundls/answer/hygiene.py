@@ -39,6 +39,7 @@ from groundls.answer.citations import (
     overlap,
     stemmed_features,
 )
+from groundls.answer.wording import HEDGE
 from groundls.chunkers.textrules import display_width
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
@@ -132,9 +133,25 @@ def _cite_at_end(line: str, numbers: Sequence[int]) -> str:
     return f"{prose} {_marker(new)}"
 
 
+#: Words an answer that hedges begins with: the answer stage's own hedge in each language
+#: (``wording.HEDGE``) and the model's.
+_HEDGE_WORDS = {
+    *(h.strip(" :：、,").lower() for h in HEDGE.values()),
+    *[
+        "probably",
+        "推測",
+        "おそらく",
+        "恐らく",
+        "たぶん",
+        "多分",
+        "可能是",
+        "아마",
+        "wahrscheinlich",
+    ],
+}
+# the longest first, so that "probablemente" is not read as "probablement" and a letter
 _HEDGED = re.compile(
-    r"^\W*(likely|probably|推測|おそらく|恐らく|たぶん|多分|推测|可能是|추정|아마|vermutlich"
-    r"|wahrscheinlich|probablement|probablemente)",
+    r"^\W*(" + "|".join(map(re.escape, sorted(_HEDGE_WORDS, key=len, reverse=True))) + ")",
     re.IGNORECASE,
 )
 
