@@ -55,6 +55,7 @@ SETS = {
         "installation_guide_en",
         "queries_installation_guide_en.jsonl",
     ),
+    "ddskk-ja": ("fetch_ddskk_ja.sh", "ddskk_ja", "queries_ddskk_ja.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/sets).
 OWN_SETS = {
@@ -67,6 +68,7 @@ OWN_SETS = {
     "debmake-ja",
     "installguide-ja",
     "installguide-en",
+    "ddskk-ja",
 }
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {

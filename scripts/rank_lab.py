@@ -50,6 +50,7 @@ SETS = {
     "debmake-ja": ("debmake_doc_ja", "queries_debmake_doc_ja.jsonl"),
     "installguide-ja": ("installation_guide_ja", "queries_installation_guide_ja.jsonl"),
     "installguide-en": ("installation_guide_en", "queries_installation_guide_en.jsonl"),
+    "ddskk-ja": ("ddskk_ja", "queries_ddskk_ja.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -61,6 +62,7 @@ OWN_SETS = {
     "debmake-ja",
     "installguide-ja",
     "installguide-en",
+    "ddskk-ja",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
