@@ -200,6 +200,8 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         # which excerpts (1-based) hold an expected location: where the first citation should go
         "expected_at": [i for i, c in enumerate(shown, 1) if overlaps(c, q["expected"])],
         "shown": [c["chunk_id"] for c in shown],
+        # the excerpt the model chose before writing (None: nothing chosen)
+        "chosen": ans.chosen,
         "question_lang": detect_language(q["query"]),
         # an extractive answer's own words are its label; the lines below it are the excerpts'
         "answer_lang": detect_language(written.split("\n", 1)[0])
@@ -243,7 +245,8 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
             t = row["timing"]
             print(
                 f"{q['id']:12s} found={int(row['found'])} first={int(row['first_expected'])} "
-                f"retr={int(row['retrieval_ok'])} ttft={t.get('first_token_ms')} "
+                f"retr={int(row['retrieval_ok'])} at={row['expected_at']} chose={row['chosen']} "
+                f"ttft={t.get('first_token_ms')} "
                 f"prompt={t.get('prompt_tokens')} reused={t.get('reused_tokens')} "
                 f"paste={row['pasted']} rep={row['repairs']} "
                 f"| {' '.join(row['answer'].split())[:100]}",
@@ -378,6 +381,21 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
         "first_citation_of_retrieval_ok": share(
             sum(1 for r in retr_ok if r["found"] and r["first_expected"]), len(retr_ok)
         ),
+        # where the search put the expected place among the excerpts: first, or a later one
+        # the model read; how often the answer cites it first (the choose step's figure)
+        "first_citation_when_expected_first": share(
+            sum(1 for r in retr_ok if 1 in r["expected_at"] and r["found"] and r["first_expected"]),
+            sum(1 for r in retr_ok if 1 in r["expected_at"]),
+        ),
+        "first_citation_when_expected_later": share(
+            sum(
+                1
+                for r in retr_ok
+                if 1 not in r["expected_at"] and r["found"] and r["first_expected"]
+            ),
+            sum(1 for r in retr_ok if 1 not in r["expected_at"]),
+        ),
+        "chose_a_later_excerpt": sum(1 for r in llm if (r.get("chosen") or 1) > 1),
         "first_citation_of_answerable": share(
             sum(1 for r in answerable if r["found"] and r["first_expected"]), len(answerable)
         ),

@@ -29,6 +29,39 @@ PROBE = {
 }
 
 
+#: a question that asks nothing (contextual calibration: how much the model favours each
+#: excerpt number whatever is asked)
+NULL = {"ja": "なし", "en": "N/A"}
+
+
+def content_free(language: str, k: int) -> list[dict[str, str]]:
+    """The answer prompt with ``k`` excerpts and a question that say nothing."""
+    from groundls.answer import prompt
+
+    lang = "ja" if language == "ja" else "en"
+    words = prompt._USER[lang]
+    body = "\n\n---\n\n".join(f"[{n}] N/A" for n in range(1, k + 1))
+    reminder = prompt._named(words["reminder"], language)
+    user = f"{words['excerpts']}\n\n{body}\n\n{words['question']}\n{NULL[lang]}\n\n{reminder}"
+    return [
+        {"role": "system", "content": prompt.system_prompt(language)},
+        {"role": "user", "content": user},
+    ]
+
+
+def null_question(
+    messages: list[dict[str, str]], question: str, language: str
+) -> list[dict[str, str]]:
+    """The same prompt, its question replaced by one that asks nothing."""
+    lang = "ja" if language == "ja" else "en"
+    user = messages[-1]["content"]
+    cut = user.rfind(question.strip())
+    if cut < 0:
+        return messages
+    user = user[:cut] + NULL[lang] + user[cut + len(question.strip()) :]
+    return [*messages[:-1], {"role": "user", "content": user}]
+
+
 def choose(model: Any, messages: list[dict[str, str]], k: int, language: str) -> list[float]:
     """Each excerpt number's log-probability as the next token after the probe."""
     from groundls.answer import runtime
@@ -72,7 +105,15 @@ def main() -> int:
             messages: list[dict[str, str]], model: Any = model, seen: dict = seen, **_: Any
         ) -> Any:
             k = sum(1 for line in messages[-1]["content"].splitlines() if line.startswith("["))
-            seen["scores"] = choose(model, messages, max(1, k), seen["language"])
+            n = max(1, k)
+            seen["scores"] = choose(model, messages, n, seen["language"])
+            seen["null"] = choose(
+                model,
+                null_question(messages, seen["question"], seen["language"]),
+                n,
+                seen["language"],
+            )
+            seen["free"] = choose(model, content_free(seen["language"], n), n, seen["language"])
             return iter(())
 
         model.stream = probing  # type: ignore[method-assign]
@@ -88,6 +129,7 @@ def main() -> int:
 
             seen.clear()
             seen["language"] = detect_language(q["query"])
+            seen["question"] = q["query"]
             from dataclasses import asdict
 
             shown = [asdict(c) for c in _sources(workspace, q["query"])]
@@ -96,7 +138,17 @@ def main() -> int:
             if not at or scores is None:
                 continue
             pick = int(np.argmax(scores)) + 1
-            rows.append({"set": name, "id": q["id"], "at": at, "pick": pick, "scores": scores})
+            rows.append(
+                {
+                    "set": name,
+                    "id": q["id"],
+                    "at": at,
+                    "pick": pick,
+                    "scores": scores,
+                    "null": seen.get("null"),
+                    "free": seen.get("free"),
+                }
+            )
             print(json.dumps(rows[-1]), flush=True)
         workspace.close()
     for label, keep in (("first", lambda r: 1 in r["at"]), ("later", lambda r: 1 not in r["at"])):

@@ -288,3 +288,6 @@ class Answer:
     confidence: str = ""
     #: The history thread this answer belongs to (follow-ups continue it); None if not kept.
     thread: int | None = None
+    #: The excerpt (its n among ``sources``) the model chose as the one that answers, before
+    #: writing; None when nothing was chosen (one excerpt, a model server, no model).
+    chosen: int | None = None

@@ -155,6 +155,9 @@ def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]
         "confidence": answer.confidence,
         "model": answer.model,
         "citations": [citation_json(c, folder) for c in answer.citations],
+        # every excerpt the model read, by its rank (n), and the one it chose before writing
+        "sources": [citation_json(c, folder) for c in answer.sources],
+        "chosen": answer.chosen,
         "dropped_citations": list(answer.dropped_citations),
         "repairs": dict(answer.repairs),
         "cut": answer.cut,

@@ -180,6 +180,12 @@ def test_cli_ask_json_and_history(ws_root, index_dir, service, cli_config):
     assert data["found"] and data["mode"] == "llm" and data["language"] == "en"
     assert data["citations"][0]["path"] == "src/uploader.py"
     assert set(data["timing"]) == {"retrieve_ms", "first_token_ms", "total_ms"}
+    # the excerpts the model read, by rank, and the one it chose among them before writing
+    assert [s["n"] for s in data["sources"]] == list(range(1, len(data["sources"]) + 1))
+    assert {c["path"] for c in data["citations"]} <= {s["path"] for s in data["sources"]}
+    assert data["chosen"] is None or 1 <= data["chosen"] <= len(data["sources"])
+    if len(data["sources"]) > 1:
+        assert data["chosen"] is not None
     hist = subprocess.run(
         [sys.executable, "-m", "groundls.cli", "history", "--workspace", str(ws_root), "--json"],
         capture_output=True,
@@ -316,3 +322,36 @@ def test_a_follow_up_on_the_command_line_continues_the_last_conversation(tmp_pat
     assert records[0]["searched"]  # the follow-up was searched as a standalone question
     third = ask("What does the report module do?")
     assert third["thread"] != first["thread"]  # a new question starts a new conversation
+
+
+def _excerpt(n: int, path: str, text: str):
+    from groundls.answer.prompt import Excerpt
+    from groundls.results import Hit
+
+    lines = text.count("\n") + 1
+    hit = Hit(f"c{n}", path, 1, lines, "doc", "markdown", "prose", path, (), text)
+    return Excerpt(n, hit, text)
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "How many times is a failed upload retried?"),
+        ("ja", "失敗したアップロードは何回まで再試行しますか？"),
+    ],
+)
+def test_the_model_chooses_the_second_excerpt_when_only_it_answers(service, language, question):
+    from groundls.answer import choose
+    from groundls.answer.prompt import build_messages
+
+    excerpts = [
+        _excerpt(1, "docs/style.md", "Use four spaces for indentation and keep lines short."),
+        _excerpt(
+            2,
+            "docs/uploads.md",
+            "A failed upload is retried up to five times, waiting longer each time.",
+        ),
+    ]
+    model = service._model()
+    got = choose.choose(model, build_messages(question, excerpts, language), language, 2)
+    assert got is not None and got.excerpt == 2, got

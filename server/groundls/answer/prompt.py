@@ -199,6 +199,8 @@ _USER = {
         "excerpts": "Source excerpts:",
         "none": "No matching excerpts were found.",
         "question": "Question:",
+        "nothing": "N/A",
+        "chosen": "Excerpt [{n}] is the one that answers this question: answer from it, citing [{n}].",
         # Measured: ending the user turn with the "say it is not there" clause made the 1.5B
         # model answer "The workspace does not say." to answerable questions; rule 1 of the
         # system prompt already covers that case.
@@ -215,6 +217,8 @@ _USER = {
         "excerpts": "抜粋:",
         "none": "一致する抜粋は見つかりませんでした。",
         "question": "質問:",
+        "nothing": "なし",
+        "chosen": "この質問に答えているのは抜粋 [{n}] です。その抜粋をもとに答え、[{n}] を付けてください。",
         "reminder": (
             "上の抜粋だけを根拠に、質問への答えを日本語の文章で書いてください。"
             "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
@@ -259,22 +263,47 @@ def instructions(language: Language) -> str:
         for style in OUTPUT_STYLES
         for detail in ANSWER_DETAILS
     ]
-    reminders = [_USER[lang]["reminder"], _FULL_REMINDER[lang]]
+    reminders = [_USER[lang]["reminder"], _FULL_REMINDER[lang], _USER[lang]["chosen"]]
     return "\n".join([*prompts, *(_named(r, language) for r in reminders)])
 
 
 def user_prompt(
-    question: str, excerpts: Sequence[Excerpt], language: Language, detail: str = "brief"
+    question: str,
+    excerpts: Sequence[Excerpt],
+    language: Language,
+    detail: str = "brief",
+    chosen: int = 1,
 ) -> str:
-    """Excerpts, the question, then the citation rule again (the model heeds the last words)."""
+    """Excerpts, the question, then the citation rule again (the model heeds the last words);
+    ``chosen``: the excerpt the choose step found answers, named before the rule when it is not
+    the first."""
     lang = language if language in _USER else "en"
     words = _USER[lang]
     context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
     reminder = _FULL_REMINDER[lang] if detail == "full" else words["reminder"]
     reminder = _named(reminder, language)
+    if chosen > 1:
+        reminder = words["chosen"].replace("{n}", str(chosen)) + "\n" + reminder
     return (
         f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
     )
+
+
+def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:
+    """The answer's prompt with ``n`` excerpts and a question that say nothing ("N/A"): what
+    the model leans to whatever is asked (see ``groundls.answer.choose``)."""
+    lang = language if language in _USER else "en"
+    words = _USER[lang]
+    context = "\n\n---\n\n".join(f"[{i}] N/A" for i in range(1, n + 1))
+    reminder = _named(words["reminder"], language)
+    return [
+        {"role": "system", "content": system_prompt(language)},
+        {
+            "role": "user",
+            "content": f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n"
+            f"{words['nothing']}\n\n{reminder}",
+        },
+    ]
 
 
 def build_messages(
@@ -283,9 +312,11 @@ def build_messages(
     language: Language,
     style: str = "text",
     detail: str = "brief",
+    chosen: int = 1,
 ) -> list[dict[str, str]]:
-    """A stateless two-message chat: fixed system rules, then excerpts + question + reminder."""
+    """A stateless two-message chat: fixed system rules, then excerpts + question + reminder
+    (``chosen``: see ``user_prompt``)."""
     return [
         {"role": "system", "content": system_prompt(language, style, detail)},
-        {"role": "user", "content": user_prompt(question, excerpts, language, detail)},
+        {"role": "user", "content": user_prompt(question, excerpts, language, detail, chosen)},
     ]

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from groundls.answer.cpu_buffers import UBATCH, machine_key, model_params, use_extra_buffers
 from groundls.answer.model_files import (
     INSTALL_HINT,
@@ -397,6 +399,46 @@ class LocalLLM:
                     stats.generate_ms = (time.perf_counter() - t1) * 1000
                     # tokens, not text pieces (a piece can be empty or hold several tokens)
                     stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
+            finally:
+                self._touch()
+
+    def next_token_logprobs(
+        self,
+        messages: list[dict[str, str]],
+        lead: str,
+        choices: Sequence[str],
+        *,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+    ) -> list[float] | None:
+        """The log-probability of each of ``choices`` (each read as its first token) as the
+        next token once the model has read ``messages`` and the first words of its reply,
+        ``lead``. Nothing is generated; the prompt read stays in the cache, so an answer to the
+        same messages then reads only what follows it. None when stopped (``cancel`` or
+        ``deadline``)."""
+        with self._lock:
+            try:
+                if self._timer is not None:
+                    self._timer.cancel()
+                llm = self.load()
+                tokens = self.prompt_tokens(messages)
+                tail = llm.tokenize(lead.encode("utf-8"), add_bos=False, special=False)
+                every = [*tokens, *tail]
+                if len(every) + 1 >= self.n_ctx:
+                    return None
+                prefix = self._fixed_prefix(messages, tokens)
+                stats = GenerationStats()
+                # all but the last token are evaluated: the last one is read twice so that the
+                # logits after it are the context's last
+                if not self._prefill(llm, [*every, every[-1]], prefix, cancel, deadline, stats):
+                    return None
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+                total = float(np.logaddexp.reduce(logits.astype(np.float64)))
+                ids = [
+                    llm.tokenize(c.encode("utf-8"), add_bos=False, special=False)[0]
+                    for c in choices
+                ]
+                return [float(logits[i]) - total for i in ids]
             finally:
                 self._touch()
 

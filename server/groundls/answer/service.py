@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any, Protocol
 
-from groundls.answer import citations as cit
 from groundls.answer import (
+    choose,
     followup,
     grounding,
     hygiene,
@@ -21,6 +21,7 @@ from groundls.answer import (
     shared,
     wording,
 )
+from groundls.answer import citations as cit
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -480,6 +481,16 @@ class AnswerService:
         messages = build_messages(question, excerpts, language, style, detail)
         max_tokens = self.config.max_tokens * (FULL_TOKENS_FACTOR if detail == "full" else 1)
         deadline = time.monotonic() + self.config.time_limit_s if self.config.time_limit_s else None
+        # choose: the excerpt the model reads as the answer, from the prompt it then answers
+        # (the prompt read stays in its cache); a later one is named to it before it writes
+        chose = time.perf_counter()
+        choice = choose.choose(
+            model, messages, language, len(excerpts), cancel=cancel, deadline=deadline
+        )
+        timing["choose_ms"] = _ms(chose)
+        chosen = choice.excerpt if choice is not None else None
+        if chosen is not None and chosen > 1:
+            messages = build_messages(question, excerpts, language, style, detail, chosen)
         stats = runtime.GenerationStats()
         raw_parts: list[str] = []
         shown: list[str] = []
@@ -608,13 +619,13 @@ class AnswerService:
         ):
             # the question restated, or talk about the excerpts: their key lines instead
             extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
-            return replace(extract, repairs={**repairs, "content_free": 1})
+            return replace(extract, repairs={**repairs, "content_free": 1}, chosen=chosen)
         if found and not grounding.written_in(answer_text, language):
             # not in the reader's language (a Japanese sentence, then English paragraphs pasted
             # from the excerpts), cut or not: their key lines instead, labelled in the reader's
             # language
             extract = self._extractive(excerpts, language, "other_language", "", on_token, t0)
-            return replace(extract, repairs={**repairs, "other_language": 1})
+            return replace(extract, repairs={**repairs, "other_language": 1}, chosen=chosen)
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
         notice = ""
@@ -644,6 +655,7 @@ class AnswerService:
             notice="; ".join(n for n in (notice, getattr(model, "remote_note", "")) if n),
             answer_started=started,
             repairs={k: v for k, v in repairs.items() if v},
+            chosen=chosen,
         )
 
     def _earlier_turn(self, thread: int | None) -> followup.Turn | None:

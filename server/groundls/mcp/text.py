@@ -77,6 +77,9 @@ class AnswerRecord(TypedDict):
     mode: str
     confidence: str
     citations: list[CitationRecord]
+    #: every excerpt the model read, by rank (``n``), and the one it chose before writing
+    sources: list[CitationRecord]
+    chosen: int | None
     thread: int | None
 
 
@@ -176,6 +179,8 @@ def answer_record(answer: Answer) -> AnswerRecord:
         "mode": answer.mode,
         "confidence": answer.confidence,
         "citations": [_citation_record(c) for c in answer.citations],
+        "sources": [_citation_record(c) for c in answer.sources],
+        "chosen": answer.chosen,
     }
 
 
