@@ -885,3 +885,65 @@ def test_a_japanese_answer_quoting_english_code_stays_the_answer():
     svc, _ = service([UPLOAD], FakeModel([said]))
     ans = svc.ask("アップロードの再試行はどこで行われますか？")
     assert ans.mode == "llm" and ans.found and "other_language" not in ans.repairs
+
+
+class ChoosingModel(FakeModel):
+    """A FakeModel that also rates each excerpt number, as the local model does."""
+
+    def __init__(self, pieces, scores):
+        super().__init__(pieces)
+        self.scores = scores
+
+    def next_token_logprobs(self, messages, lead, choices, *, cancel=None, deadline=None):
+        if "[1] N/A" in messages[-1]["content"]:
+            return [-0.1] + [-3.0] * (len(choices) - 1)  # the leaning to [1] of an empty prompt
+        return self.scores[: len(choices)]
+
+
+def test_the_excerpt_the_model_chooses_is_named_to_it_and_recorded_with_the_answer():
+    model = ChoosingModel(["Set log_level in config.toml [2]."], [-3.0, -0.1])
+    svc, _ = service([UPLOAD, LOGDOC], model, context_tokens=2000)
+    ans = svc.ask("where is the log level set?")
+    assert ans.chosen == 2
+    assert "Excerpt [2] is the one that answers" in model.messages[-1]["content"]
+    assert [s.n for s in ans.sources] == [1, 2]
+    assert ans.citations[0].n == 2
+
+
+def test_when_the_model_chooses_the_first_excerpt_the_prompt_is_unchanged():
+    model = ChoosingModel(["Uploads retry in retry_upload [1]."], [-0.1, -3.0])
+    svc, _ = service([UPLOAD, LOGDOC], model, context_tokens=2000)
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.chosen == 1
+    assert "is the one that answers" not in model.messages[-1]["content"]
+
+
+def test_a_model_without_probabilities_chooses_nothing_and_still_answers():
+    svc, _ = service([UPLOAD, LOGDOC], FakeModel(["Uploads retry in retry_upload [1]."]))
+    ans = svc.ask("where do we retry failed uploads?")
+    assert ans.chosen is None and ans.found
+
+
+def test_json_and_mcp_answers_list_every_excerpt_read_by_rank_and_the_one_chosen():
+    from groundls import wire
+    from groundls.mcp import text
+
+    model = ChoosingModel(["Set log_level in config.toml [2]."], [-3.0, -0.1])
+    svc, _ = service([UPLOAD, LOGDOC], model, context_tokens=2000)
+    ans = svc.ask("where is the log level set?")
+    for record in (wire.answer_json(ans), text.answer_record(ans)):
+        assert [(s["n"], s["path"]) for s in record["sources"]] == [
+            (1, "src/upload.py"),
+            (2, "docs/ログ.md"),
+        ]
+        assert record["chosen"] == 2
+
+
+def test_an_extractive_fallback_shows_the_chosen_excerpt_first():
+    # the model's text only restates the question: the excerpts' lines instead, chosen one first
+    model = ChoosingModel(["This is where the log level is set [1]."], [-3.0, -0.1])
+    svc, _ = service([UPLOAD, LOGDOC], model, context_tokens=2000)
+    ans = svc.ask("where is the log level set?")
+    assert ans.mode == "extractive" and ans.chosen == 2
+    assert [c.n for c in ans.citations][0] == 2
+    assert ans.answer.index("[2]") < ans.answer.index("[1]")

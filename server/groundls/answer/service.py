@@ -618,13 +618,17 @@ class AnswerService:
             )
         ):
             # the question restated, or talk about the excerpts: their key lines instead
-            extract = self._extractive(excerpts, language, "content_free", "", on_token, t0)
+            extract = self._extractive(
+                _chosen_first(excerpts, chosen), language, "content_free", "", on_token, t0
+            )
             return replace(extract, repairs={**repairs, "content_free": 1}, chosen=chosen)
         if found and not grounding.written_in(answer_text, language):
             # not in the reader's language (a Japanese sentence, then English paragraphs pasted
             # from the excerpts), cut or not: their key lines instead, labelled in the reader's
             # language
-            extract = self._extractive(excerpts, language, "other_language", "", on_token, t0)
+            extract = self._extractive(
+                _chosen_first(excerpts, chosen), language, "other_language", "", on_token, t0
+            )
             return replace(extract, repairs={**repairs, "other_language": 1}, chosen=chosen)
         if found and hedge and not hygiene.says_hedge(answer_text):
             answer_text = hedge + answer_text.lstrip()
@@ -704,6 +708,12 @@ class AnswerService:
             shared.release_shared(model)
         else:
             model.close()
+
+
+def _chosen_first(excerpts: list[Excerpt], chosen: int | None) -> list[Excerpt]:
+    """The excerpts with the one the model chose first (the extractive form shows its lines
+    before the others')."""
+    return sorted(excerpts, key=lambda e: e.n != chosen) if chosen else excerpts
 
 
 def _ms(t0: float) -> float:
