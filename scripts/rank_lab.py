@@ -14,7 +14,13 @@ module path) for that run only: a quick way to try a variant before writing it a
 
 ``--lists e5+use`` keeps only those lists (by model: ``e5``, ``use``, ``minilm``, ``static``,
 ``served``, or ``keyword`` for the keyword, phrase and definition lists), to set the full
-ranking beside its single lists.
+ranking beside its single lists. ``--weights e5=2,keyword=0.5`` multiplies the weights of those
+models' lists instead (what any weighting of the lists can reach: see ``--search-weights``).
+
+``--search-weights`` looks for the list weights that score best on the sets asked, by
+coordinate ascent over each model's multiplier (0, ¼, ½, 1, 2, 4), starting from 1: the best
+any fixed weighting of today's lists could do on those very questions (an optimistic bound for
+a learned weighting, fitted and scored on the same questions).
 """
 
 from __future__ import annotations
@@ -98,12 +104,51 @@ def _model_of(list_name: str) -> str:
 _RANK = Searcher._rank
 
 
+#: each model's multiplier of its lists' weights, see ``--weights``
+WEIGHTS: dict[str, float] = {}
+
+
 def _rank_kept(self: Searcher, q: Any, lists: Any, *args: Any) -> Any:
-    """``Searcher._rank`` with every list that ``--lists`` does not keep at weight 0."""
+    """``Searcher._rank`` with every list that ``--lists`` does not keep at weight 0, and each
+    model's lists' weights multiplied as ``--weights`` says."""
     kept = [
-        RankedList(r.name, r.weight if _model_of(r.name) in KEEP else 0.0, r.ids) for r in lists
+        RankedList(
+            r.name,
+            r.weight * WEIGHTS.get(_model_of(r.name), 1.0)
+            if not KEEP or _model_of(r.name) in KEEP
+            else 0.0,
+            r.ids,
+        )
+        for r in lists
     ]
     return _RANK(self, q, kept, *args)
+
+
+MULTIPLIERS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+MODELS = ("keyword", "use", "e5", "static", "minilm")
+
+
+def search_weights(run: Callable[[], dict[str, float]]) -> dict[str, float]:
+    """Coordinate ascent over each model's multiplier, by the mean of ``run``'s figures."""
+    best = mean(run().values())
+    print(f"start: {best:.3f}", flush=True)
+    for _ in range(2):
+        moved = False
+        for model in MODELS:
+            keep = WEIGHTS.get(model, 1.0)
+            for m in MULTIPLIERS:
+                if m == keep:
+                    continue
+                WEIGHTS[model] = m
+                got = mean(run().values())
+                if got > best + 1e-4:
+                    best, keep, moved = got, m, True
+                    print(f"  {model}={m}: {got:.3f}", flush=True)
+            WEIGHTS[model] = keep
+        if not moved:
+            break
+    print(f"best {best:.3f} at " + ",".join(f"{k}={v}" for k, v in WEIGHTS.items()))
+    return WEIGHTS
 
 
 def _hits(ws: Workspace, query: str) -> list[dict[str, object]]:
@@ -201,10 +246,15 @@ def main() -> int:
     ap.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=VALUE")
     ap.add_argument("--per-query", action="store_true")
     ap.add_argument("--lists", default="", help="keep only these lists, e.g. e5+use")
+    ap.add_argument("--weights", default="", help="multiply models' lists, e.g. e5=2,keyword=0.5")
+    ap.add_argument("--search-weights", action="store_true")
     args = ap.parse_args()
     global KEEP
     KEEP = frozenset(m for m in args.lists.split("+") if m)
-    if KEEP:
+    for pair in filter(None, args.weights.split(",")):
+        model, _, value = pair.partition("=")
+        WEIGHTS[model] = float(value)
+    if KEEP or WEIGHTS or args.search_weights:
         Searcher._rank = _rank_kept  # type: ignore[method-assign]
     for assignment in args.set:
         _override(assignment)
@@ -218,8 +268,20 @@ def main() -> int:
             row["SEMBLE-PUB"] = mean(per_repo.values())
     if args.eval_work:
         sets = [s for s in args.sets.split(",") if s]
+        if args.search_weights:
+            work = Path(args.eval_work)
+            search_weights(lambda: public(work, eval_dir, sets, False))
         row.update(public(Path(args.eval_work), eval_dir, sets, args.per_query))
-    label = " ".join([*args.set, *([f"lists={args.lists}"] if KEEP else [])]) or "default"
+    label = (
+        " ".join(
+            [
+                *args.set,
+                *([f"lists={args.lists}"] if KEEP else []),
+                *([",".join(f"{k}={v}" for k, v in WEIGHTS.items())] if WEIGHTS else []),
+            ]
+        )
+        or "default"
+    )
     print(f"{label}: " + "  ".join(f"{n} {v:.3f}" for n, v in row.items()))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return 0

@@ -13,15 +13,12 @@ from typing import Any, Protocol
 from groundls.answer import (
     choose,
     followup,
-    grounding,
     hygiene,
     model_files,
-    passes,
-    runtime,
     shared,
     wording,
 )
-from groundls.answer import citations as cit
+from groundls.answer.check import PLACES, check, citation_of, places_to_look
 from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
@@ -30,14 +27,13 @@ from groundls.answer.prompt import (
     detect_language,
     excerpt_label,
     fit_excerpts,
-    header_sections,
     system_prompt,
     user_prompt,
 )
 from groundls.answer.rewrite import QueryRewriter
 from groundls.answer.served import ServedLLM
-from groundls.answer.thinking import without_thinking
 from groundls.answer.wording import say
+from groundls.answer.write import write
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.results import (
@@ -52,28 +48,12 @@ from groundls.results import (
 
 log = logging.getLogger("groundls.answer")
 
-#: JSON schema of the structured output (style "json").
-ANSWER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "citations": {"type": "array", "items": {"type": "integer"}},
-        "found": {"type": "boolean"},
-    },
-    "required": ["answer", "citations", "found"],
-}
-
 #: How the model is asked to write. "text": prose with inline [n], streamed as is, citations parsed
 #: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer" value
 #: extracted from the partial JSON while it streams. Chosen by measurement (see bench_answers.py).
 DEFAULT_STYLE = "text"
 
 
-#: An answer to a Japanese question may not begin with a Latin word or a bracket: over English
-#: excerpts the model otherwise starts some answers by copying an excerpt's heading (or its label,
-#: then its heading) and goes on in English (bench_answers, click-ja + maint-guide-ja, 64
-#: questions: pasted 12/54 -> 6/54, language 62/64 -> 63/64).
-JAPANESE_LEAD = True
 #: Why an answer is the excerpts' key lines, for the notice beside it (``why`` when one is given).
 _EXTRACTIVE_NOTICE = {
     "missing": f"no language model; run `{model_files.INSTALL_HINT}`",
@@ -83,7 +63,6 @@ _EXTRACTIVE_NOTICE = {
     "uncited": "the answer was cut before it cited anything",
 }
 _MAX_QUESTION_CHARS = 2000
-_EXTRACT_COUNT = 3
 _EXTRACT_LINES = 6
 
 
@@ -93,43 +72,6 @@ class Retriever(Protocol):
     def search(self, query: str, filters: SearchFilters | None = None) -> SearchResult: ...
 
     def add_history(self, record: dict[str, Any]) -> None: ...
-
-
-def _only_a_label(
-    parts: list[str],
-    style: str,
-    stats: runtime.GenerationStats,
-    paths: set[str],
-    sections: set[str],
-) -> bool:
-    """Whether a text reply that ran to its end holds nothing but echoed excerpt labels (after
-    a lead-in such as "答え:", with which a Japanese answer, barred from a leading bracket,
-    begins its label)."""
-    raw = "".join(parts)
-    if style != "text" or stats.stop_reason != "stop":
-        return False
-    text, _ = hygiene.strip_labels(raw, paths, sections)
-    return not cit.MARKER.sub("", text).strip()
-
-
-def _citation(
-    excerpt: Excerpt, weak: bool = False, support: tuple[tuple[int, str], ...] = ()
-) -> Citation:
-    h = excerpt.hit
-    return Citation(
-        excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support, h.place
-    )
-
-
-def _places(hits: list[Hit], language: str) -> str:
-    """Where to look when the answer is not found: the best few hits' places."""
-    places = ", ".join(h.where for h in hits[:_EXTRACT_COUNT])
-    return say(wording.LOOK, language).format(places=places) if places else ""
-
-
-def _not_said(excerpts: list[Excerpt], language: str) -> str:
-    """The answer "not found" after the model (``wording.NOT_SAID``), with the excerpts' places."""
-    return say(wording.NOT_SAID, language) + _places([e.hit for e in excerpts], language)
 
 
 #: A low-confidence search is answered only when at least this share of the question's words
@@ -291,7 +233,7 @@ class AnswerService:
         }
         if not hits:
             # what the unsure search found nearest is still where a reader would look
-            text = say(wording.NOT_FOUND, language) + _places(list(found), language)
+            text = say(wording.NOT_FOUND, language) + places_to_look(list(found), language)
             if on_sources is not None:
                 on_sources([])
             if on_token is not None:
@@ -318,7 +260,7 @@ class AnswerService:
             model, question, language, spent_s=time.perf_counter() - t0, count=count, detail=detail
         )
         excerpts = fit_excerpts(hits, budget, count, terms=terms)
-        sources = [_citation(e) for e in excerpts]
+        sources = [citation_of(e) for e in excerpts]
         if on_sources is not None:
             on_sources(sources)
 
@@ -329,7 +271,7 @@ class AnswerService:
         else:
             try:
                 hedge = say(wording.HEDGE, language) if found.confidence == "low" else ""
-                ans = self._generate(
+                ans = self._answer(
                     model,
                     question,
                     excerpts,
@@ -442,7 +384,7 @@ class AnswerService:
             why=why, hint=model_files.INSTALL_HINT
         )
         lines = [head, ""]
-        chosen = excerpts[:_EXTRACT_COUNT]
+        chosen = excerpts[:PLACES]
         for e in chosen:
             lines.append(f"[{e.n}] {excerpt_label(e.hit)}")
             body = [ln.rstrip() for ln in e.text.splitlines() if ln.strip()][:_EXTRACT_LINES]
@@ -456,12 +398,12 @@ class AnswerService:
             True,
             language,
             "extractive",
-            citations=[_citation(e) for e in chosen],
+            citations=[citation_of(e) for e in chosen],
             timing={"first_token_ms": _ms(t0)},
             notice=why or _EXTRACTIVE_NOTICE[kind],
         )
 
-    def _generate(
+    def _answer(
         self,
         model: Any,
         question: str,
@@ -475,8 +417,9 @@ class AnswerService:
         *,
         detail: str = "brief",
     ) -> Answer:
-        """The model's answer over the excerpts, streamed; ``hedge`` begins an answer that was
-        found (shown with the first words, so it never arrives before them)."""
+        """Choose, write, check: the model's answer over the excerpts, streamed; ``hedge``
+        begins an answer that was found (shown with the first words, so it never arrives before
+        them)."""
         style = self.style
         messages = build_messages(question, excerpts, language, style, detail)
         max_tokens = self.config.max_tokens * (FULL_TOKENS_FACTOR if detail == "full" else 1)
@@ -491,66 +434,32 @@ class AnswerService:
         chosen = choice.excerpt if choice is not None else None
         if chosen is not None and chosen > 1:
             messages = build_messages(question, excerpts, language, style, detail, chosen)
-        stats = runtime.GenerationStats()
-        raw_parts: list[str] = []
-        shown: list[str] = []
-        streamer = cit.AnswerFieldStreamer() if style == "json" else None
-        # echoed excerpt labels never reach the user
-        paths = {e.hit.path for e in excerpts}
-        sections = header_sections(excerpts)
-        labels = hygiene.LabelFilter(paths, sections)
+
+        seen: list[str] = []
 
         def show(visible: str) -> None:
             if not visible:
                 return
             if timing["first_token_ms"] is None:
                 timing["first_token_ms"] = _ms(t0)
-            if hedge and not shown and not hygiene.says_hedge(visible):
+            if hedge and not seen and not hygiene.says_hedge(visible):
                 visible = hedge + visible.lstrip()
-            shown.append(visible)
+            seen.append(visible)
             if on_token is not None:
                 on_token(visible)
 
-        loop = False
-        for attempt in range(2):
-            for piece in without_thinking(
-                model.stream(
-                    messages,
-                    max_tokens=max_tokens,
-                    schema=ANSWER_SCHEMA if style == "json" else None,
-                    cancel=cancel,
-                    deadline=deadline,
-                    stats=stats,
-                    no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
-                    no_leading_latin=language == "ja" and JAPANESE_LEAD,
-                )
-            ):
-                raw_parts.append(piece)
-                visible = streamer.feed(piece) if streamer is not None else piece
-                show(labels.feed(visible) if visible else "")
-                if len(raw_parts) % 8 == 0:
-                    so_far = "".join(raw_parts)
-                    if hygiene.loop_start(so_far) is not None:
-                        loop = True
-                        break
-                    if style == "text" and (third := hygiene.third_copy_start(so_far)):
-                        # writing the same lines a third time: nothing new will come
-                        raw_parts[:] = [so_far[:third]]
-                        break
-            show(labels.finish())
-            if attempt or not _only_a_label(raw_parts, style, stats, paths, sections):
-                break
-            # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
-            # location were the answer): once more, not beginning with "[" (the prompt is read
-            # already, so this costs only the writing)
-            raw_parts.clear()
-            labels = hygiene.LabelFilter(paths, sections)
-        raw = "".join(raw_parts)
-        if loop:
-            cut_at = hygiene.loop_start(raw)
-            if cut_at is not None:
-                raw = raw[:cut_at]
-            stats.stop_reason = "loop"
+        written = write(
+            model,
+            messages,
+            excerpts,
+            language,
+            show,
+            style=style,
+            max_tokens=max_tokens,
+            cancel=cancel,
+            deadline=deadline,
+        )
+        stats = written.stats
         timing["prompt_tokens"] = stats.prompt_tokens
         timing["reused_tokens"] = stats.reused_tokens
         timing["prefill_ms"] = round(stats.prefill_ms, 1)
@@ -558,82 +467,15 @@ class AnswerService:
         timing["generate_ms"] = round(stats.generate_ms, 1)
         if stats.load_ms:
             timing["load_ms"] = round(stats.load_ms, 1)
-
-        parsed = cit.parse_output(raw, style)
-        if streamer is not None and not parsed.answer and "".join(shown):
-            parsed.answer = "".join(shown).strip()
-        cut = stats.stop_reason in ("cancel", "time", "length", "loop")
-        draft = passes.Draft(
-            parsed.answer,
-            question,
-            language,
-            excerpts,
-            found=parsed.found,
-            model_numbers=parsed.numbers,
-            cut=cut,
-            show=show,
-        )
-        repairs = passes.run_passes(draft)
-        if draft.unsupported:
-            log.info("dropped sentences resting on %s", ", ".join(draft.unsupported[:8]))
-        answer_text, dropped, added = draft.text, draft.dropped, draft.added
-        grounded_away = bool(draft.unsupported) and not answer_text.strip()
-        numbers = draft.cited()
-        by_n = {e.n: e for e in excerpts}
-        sentences = cit.vouched_sentences(answer_text)
-        found = parsed.found
-        if not answer_text.strip():
-            found = False
-        if grounded_away and parsed.found:
-            # everything it said rested on something the excerpts do not hold
-            answer_text = _not_said(excerpts, language)
-            repairs["grounded_away"] = 1
-
-        citations_out: list[Citation] = []
-        if found:
-            whole = [cit.MARKER.sub(" ", answer_text)]
-            for n in numbers:
-                e = by_n[n]
-                # (an added citation vouches for the whole answer, not its last paragraph)
-                said = whole if n == added else sentences.get(n) or whole
-                weak = cit.is_weak(said, draft.bodies[n])
-                support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
-                citations_out.append(_citation(e, weak, tuple(support)))
-        if found and hedge and citations_out and all(c.weak for c in citations_out):
-            # the search was unsure (``hedge``) and nothing the answer cites says what the answer
-            # says: the model answered from outside the excerpts, so the workspace does not say
-            # (seed 000 rule 1)
-            found, citations_out = False, []
-            answer_text = _not_said(excerpts, language)
-            repairs["unsupported"] = 1
-        if (
-            found
-            and not cut
-            and grounding.says_nothing(
-                answer_text,
-                [question],
-                [e.hit.text for e in excerpts],
-                [e.hit.path for e in excerpts],
-                translated=language not in ("en", "ja"),
-            )
-        ):
-            # the question restated, or talk about the excerpts: their key lines instead
+        checked = check(written, question, language, excerpts, style=style, hedge=hedge, show=show)
+        if checked.fallback:
             extract = self._extractive(
-                _chosen_first(excerpts, chosen), language, "content_free", "", on_token, t0
+                _chosen_first(excerpts, chosen), language, checked.fallback, "", on_token, t0
             )
-            return replace(extract, repairs={**repairs, "content_free": 1}, chosen=chosen)
-        if found and not grounding.written_in(answer_text, language):
-            # not in the reader's language (a Japanese sentence, then English paragraphs pasted
-            # from the excerpts), cut or not: their key lines instead, labelled in the reader's
-            # language
-            extract = self._extractive(
-                _chosen_first(excerpts, chosen), language, "other_language", "", on_token, t0
-            )
-            return replace(extract, repairs={**repairs, "other_language": 1}, chosen=chosen)
-        if found and hedge and not hygiene.says_hedge(answer_text):
-            answer_text = hedge + answer_text.lstrip()
+            return replace(extract, repairs=checked.repairs, chosen=chosen)
+        answer_text = checked.text
         notice = ""
-        if cut and not repairs.get("unsupported"):
+        if written.cut and not checked.repairs.get("unsupported"):
             # (an unsupported answer was replaced whole: nothing of it is shown to be cut)
             why = {
                 "cancel": "cancelled",
@@ -643,22 +485,21 @@ class AnswerService:
             }[stats.stop_reason]
             notice = f"answer cut ({why})"
             answer_text = answer_text.rstrip() + say(wording.CUT_NOTE, language).format(why=why)
-        started = bool("".join(shown).strip())
         if timing["first_token_ms"] is None:
             timing["first_token_ms"] = _ms(t0) if answer_text else None
         return Answer(
             answer_text.strip(),
-            found,
+            checked.found,
             language,
             "llm",
-            citations=citations_out,
+            citations=checked.citations,
             model=model.name,
             timing=timing,
-            cut=cut,
-            dropped_citations=dropped,
+            cut=written.cut,
+            dropped_citations=checked.dropped,
             notice="; ".join(n for n in (notice, getattr(model, "remote_note", "")) if n),
-            answer_started=started,
-            repairs={k: v for k, v in repairs.items() if v},
+            answer_started=bool("".join(seen).strip()),
+            repairs={k: v for k, v in checked.repairs.items() if v},
             chosen=chosen,
         )
 
