@@ -51,3 +51,33 @@ def test_status_names_the_list_weights_in_force_and_what_moves_them(indexed_sear
     assert ranking["english"]["keyword"] == indexed_search_ws.config.search.keyword_weight
     assert "vector:static" in ranking["english"]
     assert any("keyword list" in rule for rule in ranking["per_question"])
+
+
+def _english_lists(ws: Workspace, question: str) -> dict[str, float]:
+    whys = ws.search(question, explain=True).explanations
+    return {p.name: p.weight for why in whys for p in why.lists if p.name.endswith(":english")}
+
+
+def test_once_minilm_is_filled_the_rewrites_minilm_list_takes_the_static_lists_vote(
+    search_ws, tmp_path, fake_embedders
+):
+    from tests.helpers.fakes import FakeEmbedder
+
+    embedders = {**fake_embedders, "minilm": FakeEmbedder("fake-minilm", 64)}
+    ws = Workspace.open(search_ws, index_dir=tmp_path / "index", embedders=embedders)
+    try:
+        ws.index()
+        # a Japanese question, written as English words by the answer model
+        ws.searcher.rewrite = lambda text, cancel: "retry failed uploads"
+        question = "アップロードの再試行はどこ？"
+        weight = ws.config.search.vector_weight
+        # the deep tier not filled yet: the static model stands in for MiniLM
+        assert _english_lists(ws, question).get("vector:static:english") == weight
+        while ws.fill_deep(1000):
+            pass
+        lists = _english_lists(ws, question)
+        assert "vector:static:english" not in lists
+        assert lists["vector:minilm:english"] == pytest.approx(2 * weight)
+        assert any("static list's vote" in rule for rule in ws.ranking()["per_question"])
+    finally:
+        ws.close()

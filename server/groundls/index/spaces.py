@@ -39,6 +39,11 @@ POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
 DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 
 
+#: A fast space that stands in for a deep one until that one is filled: the static model is
+#: distilled from MiniLM, so once MiniLM holds every chunk its list says what the static one
+#: approximates (see ``Searcher._english_lists``).
+STAND_INS = {"static": "minilm"}
+
 #: Spaces that read prose only: multilingual-e5-small, the slowest model, is there for paraphrase
 #: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose: without them e5's
 #: list moved no public set, and click's 17 had cost 2.2 s of its 33 s fill (twenty-sixth session).
