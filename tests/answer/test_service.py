@@ -947,37 +947,3 @@ def test_an_extractive_fallback_shows_the_chosen_excerpt_first():
     assert ans.mode == "extractive" and ans.chosen == 2
     assert [c.n for c in ans.citations][0] == 2
     assert ans.answer.index("[2]") < ans.answer.index("[1]")
-
-
-class TwoRepliesModel(FakeModel):
-    """The first reply, then the second when asked again."""
-
-    def __init__(self, first, second):
-        super().__init__(first)
-        self.replies = [first, second]
-        self.conversations = []
-
-    def stream(self, messages, **kwargs):
-        self.pieces = self.replies[min(self.calls, 1)]
-        self.conversations.append(messages)
-        return super().stream(messages, **kwargs)
-
-
-def test_a_reply_that_only_restates_the_question_is_asked_for_the_excerpts_facts_once_more():
-    model = TwoRepliesModel(
-        ["Uploads are retried [1]."], ["retry_upload sends the file up to 3 attempts [1]."]
-    )
-    svc, _ = service([UPLOAD], model)
-    ans = svc.ask("are failed uploads retried?")
-    assert ans.mode == "llm" and ans.found and "3 attempts" in ans.answer
-    assert ans.repairs.get("asked_again") == 1
-    again = model.conversations[1]
-    assert again[-2] == {"role": "assistant", "content": "Uploads are retried [1]."}
-    assert "only repeats the question" in again[-1]["content"]
-
-
-def test_a_second_restatement_gives_the_excerpts_key_lines():
-    model = TwoRepliesModel(["Uploads are retried [1]."], ["Yes, uploads are retried [1]."])
-    svc, _ = service([UPLOAD], model)
-    ans = svc.ask("are failed uploads retried?")
-    assert ans.mode == "extractive" and model.calls == 2

@@ -201,11 +201,6 @@ _USER = {
         "question": "Question:",
         "nothing": "N/A",
         "chosen": "Excerpt [{n}] is the one that answers this question: answer from it, citing [{n}].",
-        "again": (
-            "That only repeats the question. Answer it in {language} with what the excerpts say "
-            "(the facts, names or steps they give), ending each sentence with the number of the "
-            "excerpt it comes from, like [1]."
-        ),
         # Measured: ending the user turn with the "say it is not there" clause made the 1.5B
         # model answer "The workspace does not say." to answerable questions; rule 1 of the
         # system prompt already covers that case.
@@ -224,10 +219,6 @@ _USER = {
         "question": "質問:",
         "nothing": "なし",
         "chosen": "この質問に答えているのは抜粋 [{n}] です。その抜粋をもとに答え、[{n}] を付けてください。",
-        "again": (
-            "その答えは質問を繰り返しているだけです。抜粋に書かれている事実・名前・手順を使って"
-            "日本語で答え、各文の末尾に [1] のように抜粋の番号を付けてください。"
-        ),
         "reminder": (
             "上の抜粋だけを根拠に、質問への答えを日本語の文章で書いてください。"
             "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
@@ -272,12 +263,7 @@ def instructions(language: Language) -> str:
         for style in OUTPUT_STYLES
         for detail in ANSWER_DETAILS
     ]
-    reminders = [
-        _USER[lang]["reminder"],
-        _FULL_REMINDER[lang],
-        _USER[lang]["chosen"],
-        _USER[lang]["again"],
-    ]
+    reminders = [_USER[lang]["reminder"], _FULL_REMINDER[lang], _USER[lang]["chosen"]]
     return "\n".join([*prompts, *(_named(r, language) for r in reminders)])
 
 
@@ -301,16 +287,6 @@ def user_prompt(
     return (
         f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
     )
-
-
-def asked_again(
-    messages: list[dict[str, str]], reply: str, language: Language
-) -> list[dict[str, str]]:
-    """The conversation once more: the model's reply that only restated the question, then a
-    request for what the excerpts say (the prompt before it is read already)."""
-    lang = language if language in _USER else "en"
-    again = _named(_USER[lang]["again"], language)
-    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": again}]
 
 
 def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:

@@ -23,7 +23,6 @@ from groundls.answer.focus import TokenCounter, question_terms
 from groundls.answer.prompt import (
     Excerpt,
     Language,
-    asked_again,
     build_messages,
     detect_language,
     excerpt_label,
@@ -469,25 +468,6 @@ class AnswerService:
         if stats.load_ms:
             timing["load_ms"] = round(stats.load_ms, 1)
         checked = check(written, question, language, excerpts, style=style, hedge=hedge, show=show)
-        if checked.fallback == "content_free" and style == "text" and not written.cut:
-            # it only restated the question: asked once more for what the excerpts say (the
-            # prompt is read already; the reader sees the checked answer replace the first)
-            again = write(
-                model,
-                asked_again(messages, written.raw, language),
-                excerpts,
-                language,
-                lambda _visible: None,
-                style=style,
-                max_tokens=max_tokens,
-                cancel=cancel,
-                deadline=deadline,
-            )
-            second = check(again, question, language, excerpts, style=style, hedge=hedge, show=show)
-            timing["generated_tokens"] = stats.generated_tokens + again.stats.generated_tokens
-            if not second.fallback and not again.cut:
-                written, checked = again, second
-                checked.repairs["asked_again"] = 1
         if checked.fallback:
             extract = self._extractive(
                 _chosen_first(excerpts, chosen), language, checked.fallback, "", on_token, t0
