@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from groundls.answer import prompt
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_answers  # noqa: E402
 
@@ -27,26 +29,6 @@ PROBE = {
     "ja": "答えが書かれている抜粋は [",
     "en": "The excerpt that answers this is [",
 }
-
-
-#: a question that asks nothing (contextual calibration: how much the model favours each
-#: excerpt number whatever is asked)
-NULL = {"ja": "なし", "en": "N/A"}
-
-
-def content_free(language: str, k: int) -> list[dict[str, str]]:
-    """The answer prompt with ``k`` excerpts and a question that say nothing."""
-    from groundls.answer import prompt
-
-    lang = "ja" if language == "ja" else "en"
-    words = prompt._USER[lang]
-    body = "\n\n---\n\n".join(f"[{n}] N/A" for n in range(1, k + 1))
-    reminder = prompt._named(words["reminder"], language)
-    user = f"{words['excerpts']}\n\n{body}\n\n{words['question']}\n{NULL[lang]}\n\n{reminder}"
-    return [
-        {"role": "system", "content": prompt.system_prompt(language)},
-        {"role": "user", "content": user},
-    ]
 
 
 def null_question(
@@ -58,7 +40,7 @@ def null_question(
     cut = user.rfind(question.strip())
     if cut < 0:
         return messages
-    user = user[:cut] + NULL[lang] + user[cut + len(question.strip()) :]
+    user = user[:cut] + prompt._USER[lang]["nothing"] + user[cut + len(question.strip()) :]
     return [*messages[:-1], {"role": "user", "content": user}]
 
 
@@ -96,6 +78,10 @@ def main() -> int:
     args.context_tokens, args.time_limit, args.first_token_s = 0, 0, None
     args.extractive, args.served, args.style, args.warm_rewrites = False, "", None, False
     rows = []
+    # the service's own choose stage off: the lab reads the prompt the model would answer
+    from groundls.answer import choose as choose_stage
+
+    choose_stage.choose = lambda *_a, **_k: None  # type: ignore[assignment]
     for name in args.sets.split(","):
         workspace = bench_answers.open_workspace(name, args)
         model = workspace.answers._model()
@@ -113,7 +99,9 @@ def main() -> int:
                 n,
                 seen["language"],
             )
-            seen["free"] = choose(model, content_free(seen["language"], n), n, seen["language"])
+            seen["free"] = choose(
+                model, prompt.content_free_messages(seen["language"], n), n, seen["language"]
+            )
             return iter(())
 
         model.stream = probing  # type: ignore[method-assign]
