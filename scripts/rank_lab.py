@@ -57,6 +57,8 @@ SETS = {
     "installguide-ja": ("installation_guide_ja", "queries_installation_guide_ja.jsonl"),
     "installguide-en": ("installation_guide_en", "queries_installation_guide_en.jsonl"),
     "ddskk-ja": ("ddskk_ja", "queries_ddskk_ja.jsonl"),
+    "click-langs": ("click", "queries_click_langs.jsonl"),
+    "requests-langs": ("requests_src", "queries_requests_langs.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -69,6 +71,8 @@ OWN_SETS = {
     "installguide-ja",
     "installguide-en",
     "ddskk-ja",
+    "click-langs",
+    "requests-langs",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
