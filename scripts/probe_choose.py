@@ -25,11 +25,6 @@ from groundls.answer import prompt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_answers  # noqa: E402
 
-PROBE = {
-    "ja": "答えが書かれている抜粋は [",
-    "en": "The excerpt that answers this is [",
-}
-
 
 def null_question(
     messages: list[dict[str, str]], question: str, language: str
@@ -45,20 +40,14 @@ def null_question(
 
 
 def choose(model: Any, messages: list[dict[str, str]], k: int, language: str) -> list[float]:
-    """Each excerpt number's log-probability as the next token after the probe."""
-    from groundls.answer import runtime
+    """Each excerpt number's log-probability as the next token after the choose stage's lead
+    (``LocalLLM.next_token_logprobs``, as the answer service reads it)."""
+    from groundls.answer import choose as choose_stage
 
-    llm = model.load()
-    tokens = model.prompt_tokens(messages)
-    probe = llm.tokenize(PROBE.get(language, PROBE["en"]).encode(), add_bos=False, special=False)
-    every = tokens + probe
-    prefix = model._fixed_prefix(messages, tokens)
-    with model._lock:
-        model._prefill(llm, [*every, every[-1]], prefix, None, None, runtime.GenerationStats())
-        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),)).copy()
-    ids = [llm.tokenize(str(n).encode(), add_bos=False, special=False)[0] for n in range(1, k + 1)]
-    chosen = logits[ids]
-    return [round(float(x), 3) for x in chosen - np.logaddexp.reduce(logits)]
+    got = model.next_token_logprobs(
+        messages, choose_stage._lead(language), [str(n) for n in range(1, k + 1)]
+    )
+    return [round(x, 3) for x in got or []]
 
 
 def _sources(workspace: Any, question: str) -> list[Any]:

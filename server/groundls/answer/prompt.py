@@ -284,9 +284,12 @@ def user_prompt(
     reminder = _named(reminder, language)
     if chosen > 1:
         reminder = words["chosen"].replace("{n}", str(chosen)) + "\n" + reminder
-    return (
-        f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question.strip()}\n\n{reminder}"
-    )
+    return _layout(words, context, question.strip(), reminder)
+
+
+def _layout(words: dict[str, str], context: str, question: str, reminder: str) -> str:
+    """The user turn's layout: excerpts, the question, the reminder."""
+    return f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n{question}\n\n{reminder}"
 
 
 def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:
@@ -298,11 +301,7 @@ def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:
     reminder = _named(words["reminder"], language)
     return [
         {"role": "system", "content": system_prompt(language)},
-        {
-            "role": "user",
-            "content": f"{words['excerpts']}\n\n{context}\n\n{words['question']}\n"
-            f"{words['nothing']}\n\n{reminder}",
-        },
+        {"role": "user", "content": _layout(words, context, words["nothing"], reminder)},
     ]
 
 
