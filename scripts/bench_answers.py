@@ -103,6 +103,30 @@ def echoes_label(written: str, paths: set[str]) -> bool:
     return False
 
 
+#: Where a sentence lost a word and kept its frame ("コマンド  を実行します", "「」", "the ``
+#: option"): two spaces inside a line, an empty quote or bracket, a particle with nothing
+#: before it or a sentence ending on one (independent of the checks in ``groundls.answer``).
+_HOLE = re.compile(
+    r"(?<=\S) {2,}(?=\S)|「\s*」|“\s*”|[(（]\s*[)）]|(?<![`\w])`\s+`(?!`)"
+    r"|[、。]\s*[をはがにでと](?=[\s、。])|[をはがの][。.]\s*$"
+)
+_CODE_SPAN = re.compile(r"```.*?(?:```|$)|``[^`\n]*``|`[^`\n]*`", re.DOTALL)
+
+
+def holes(written: str) -> list[str]:
+    """The places in an answer's prose (code, indented lines and markers aside) where a sentence
+    has a hole, each with a few characters around it."""
+    from groundls.answer.citations import MARKER
+
+    found = []
+    for line in _CODE_SPAN.sub("x", written).splitlines():
+        if line.startswith(("    ", "\t", "|")):  # code, and a table's (empty) cells
+            continue
+        line = MARKER.sub("[n]", line).rstrip()
+        found += [line[max(0, m.start() - 12) : m.end() + 12] for m in _HOLE.finditer(line)]
+    return found
+
+
 def overlaps(c: dict[str, Any], expected: list[dict[str, Any]]) -> bool:
     return any(
         c["path"] == e["path"]
@@ -167,7 +191,7 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
 
 def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
     from groundls.answer.citations import MARKER
-    from groundls.answer.grounding import written_language
+    from groundls.answer.grounding import talks_about_prompt, written_language
     from groundls.answer.hygiene import pasted_share, says_hedge
     from groundls.answer.prompt import detect_language
 
@@ -195,6 +219,16 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         and ans.found,
         "pasted": round(pasted_share(written, texts), 3) if ans.mode == "llm" else None,
         "cited_in_text": bool(MARKER.search(written)),
+        # sentences with a hole, and sentences about the excerpts or the answer (meta-talk)
+        "holes": holes(written) if ans.mode == "llm" and ans.found else [],
+        "meta_talk": [
+            s
+            for line in written.splitlines()
+            for s in re.split(r"(?<=[。.!?])\s*", line)
+            if talks_about_prompt(s)
+        ]
+        if ans.mode == "llm" and ans.found
+        else [],
         "first_expected": bool(cites) and overlaps(cites[0], q["expected"]),
         "retrieval_ok": any(overlaps(c, q["expected"]) for c in shown),
         # which excerpts (1-based) hold an expected location: where the first citation should go
@@ -367,6 +401,14 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
         "tok_per_s_p50": round(statistics.median(tps), 1) if tps else None,
         "cut": share(sum(1 for r in rows if r["cut"]), len(rows)),
         "fallback": share(sum(1 for r in rows if r["fallback"]), len(rows)),
+        # the excerpts' key lines instead of the model's text (a cut, content-free or
+        # other-language answer), of the questions answered
+        "extractive": share(
+            sum(1 for r in rows if r["mode"] == "extractive"),
+            sum(1 for r in rows if r["found"]),
+        ),
+        "with_holes": sum(1 for r in rows if r.get("holes")),
+        "meta_talk_answers": sum(1 for r in rows if r.get("meta_talk")),
         "echoed_labels_repaired": sum(1 for r in rows if r["repairs"].get("echoed_labels")),
         "echoed_labels_left": sum(1 for r in rows if r["label_left"]),
         "moved_citations": sum(r["repairs"].get("moved_citations", 0) for r in rows),

@@ -8,6 +8,8 @@ from groundls.answer.grounding import (
     Evidence,
     drop_chinese,
     drop_instruction_echoes,
+    drop_meta_talk,
+    drop_pasted_english,
     drop_unsupported,
     numbers_in,
     specifics,
@@ -133,3 +135,68 @@ def test_a_dropped_list_item_takes_its_number_with_it():
     assert kept == "Steps: 1. Open a terminal [1]. 3. Follow the prompts [1]."
     # a number that ends a sentence is no list item
     assert grounding._units("It is version 2. It works.") == ["It is version 2. ", "It works."]
+
+
+def test_a_sentence_about_the_excerpt_is_dropped_and_the_facts_after_it_stay():
+    said = (
+        "この抜粋は、Click が optparse から独自に作られた理由を説明しています。\n\n"
+        "Click は独自の引数解析を持ちます [1]。"
+    )
+    assert drop_meta_talk(said) == ("Click は独自の引数解析を持ちます [1]。", 1)
+    said = "The excerpt describes the retry loop. Uploads are retried three times [2]."
+    assert drop_meta_talk(said) == ("Uploads are retried three times [2].", 1)
+
+
+def test_an_answer_about_itself_loses_that_sentence():
+    said = "`-i` で対話的に選べます [1]。この回答は、質問に答えるための情報を提供しています。"
+    assert drop_meta_talk(said) == ("`-i` で対話的に選べます [1]。", 1)
+
+
+def test_saying_the_excerpts_lack_something_and_plain_answers_are_not_meta_talk():
+    for said in (
+        "抜粋には、パスワードの保存方法は書かれていません。",
+        "The excerpts do not say how tokens are refreshed.",
+        "答えは `--force` オプションです [1]。",
+        "このコードは設定ファイルを読み込みます [1]。",
+        "The answer is the `--force` option [1].",
+    ):
+        assert drop_meta_talk(said) == (said, 0)
+
+
+def test_an_answer_that_is_only_meta_talk_is_kept_whole_for_the_verdict():
+    said = "この抜粋は、設定の方法を説明しています [1]。"
+    assert drop_meta_talk(said) == (said, 0)
+
+
+def test_english_lines_pasted_into_a_japanese_answer_go_with_the_line_announcing_them():
+    said = (
+        "サブコマンドの前にオプションを書く必要があります [1]。次のように書かれています:\n\n"
+        "Click strictly separates parameters between commands and subcommands. What this\n"
+        "means is that options and arguments for a specific command have to be specified\n\n"
+        "```\n$ tool --help sub\n```"
+    )
+    kept, dropped = drop_pasted_english(said, "ja")
+    assert dropped == 2
+    assert (
+        kept
+        == "サブコマンドの前にオプションを書く必要があります [1]。\n\n```\n$ tool --help sub\n```"
+    )
+
+
+def test_an_english_quote_inside_a_japanese_line_and_lists_of_names_stay():
+    said = (
+        "説明には「If the value is None, the default is used.」とあります [1]。\n"
+        "- `--count`: Number of greetings"
+    )
+    assert drop_pasted_english(said, "ja") == (said, 0)
+    english = "Options come before the subcommand, as the guide says [1]."
+    assert drop_pasted_english(english, "en") == (english, 0)
+    assert drop_pasted_english(english, "ja") == (english, 0)  # all of it: judged as a whole
+
+
+def test_a_sentence_resting_on_an_unsupported_command_goes_whole_and_leaves_no_hole():
+    manual = Evidence(["状態を確認するには `systemctl status` を使います。"])
+    said = "状態を確認するには、コマンド `journalctl -xe` を実行します。`systemctl status` でも確認できます [1]。"
+    kept, missing = drop_unsupported(said, manual)
+    assert kept == "`systemctl status` でも確認できます [1]。"
+    assert any("journalctl" in m for m in missing)

@@ -452,6 +452,17 @@ def test_a_citation_that_opens_a_line_moves_to_its_end():
     assert citations_to_line_ends(code) == (code, 0)
 
 
+def test_a_citation_the_sentence_is_about_stays_where_it_is_and_leaves_no_hole():
+    # moved to the end, each would leave a particle or verb with nothing before it
+    for line in (
+        "[1] によると、`--force` を使います。",
+        "[1]에서 `iter_content` 메서드를 사용합니다.",
+        "[2] says that uploads are retried.",
+    ):
+        assert citations_to_line_ends(line) == (line, 0)
+    assert citations_to_line_ends("[1] 설정 파일을 읽습니다.") == ("설정 파일을 읽습니다 [1].", 1)
+
+
 ENSURE_GUIDE = (
     "The alternative is to find the object, and if it cannot find it, to create one and\n"
     "store it in the innermost context.  This behavior can also be enabled for\n"

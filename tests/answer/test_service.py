@@ -859,11 +859,22 @@ def test_the_detail_setting_is_the_default_and_a_bad_detail_is_refused():
 
 
 @pytest.mark.parametrize("model", [FakeModel, LengthCutModel], ids=["whole", "cut"])
-def test_a_japanese_sentence_before_pasted_english_paragraphs_gives_the_excerpts_key_lines(model):
-    # cut or not: what was written is not in the reader's language
+def test_english_paragraphs_pasted_after_a_japanese_sentence_never_reach_the_reader(model):
+    # cut or not: the pasted lines go, and what is left is judged as the answer
     pasted = "Failed uploads are retried three times before the error is raised. " * 3
-    said = f"アップロードは再試行されます [1]。\n\n{pasted}"
+    said = f"失敗したアップロードは、エラーになる前に 3 回再試行されます [1]。\n\n{pasted}"
     svc, _ = service([RETRYDOC], model([said]))
+    ans = svc.ask("アップロードに失敗したら何が起きる？")
+    assert ans.mode == "llm" and ans.repairs["pasted_english"] == 1
+    assert ans.answer.startswith(
+        "失敗したアップロードは、エラーになる前に 3 回再試行されます [1]。"
+    )
+    assert "Failed uploads" not in ans.answer
+
+
+def test_an_answer_wholly_in_english_to_a_japanese_question_gives_the_excerpts_key_lines():
+    said = "Failed uploads are retried three times before the error is raised [1]."
+    svc, _ = service([RETRYDOC], FakeModel([said]))
     ans = svc.ask("アップロードは何回再試行されますか？")
     assert ans.mode == "extractive" and ans.repairs["other_language"] == 1
     assert ans.answer.startswith("抽出モード: モデルの回答が日本語で書かれていなかった")

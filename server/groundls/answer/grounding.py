@@ -14,7 +14,11 @@
   citation markers aside (:func:`written_language`): a Japanese sentence before English paragraphs
   pasted from the excerpts is an English answer. A sentence in Chinese (a small model's slip
   when asked in Japanese) is in neither reader's language: it is dropped
-  (:func:`drop_chinese`), and an answer written wholly in it is not the reader's.
+  (:func:`drop_chinese`), and an answer written wholly in it is not the reader's. English
+  lines pasted into an answer in another language go (:func:`drop_pasted_english`).
+* **About the workspace, not the prompt.** A sentence whose subject is an excerpt or the answer
+  itself ("この抜粋は、…を説明しています") is meta-talk a reader cannot use: it is dropped
+  (:func:`drop_meta_talk`).
 
 Also the evidence a reader can check at a glance: the lines of a cited excerpt that share a cited
 sentence's content (:func:`support_lines`).
@@ -351,6 +355,11 @@ def _prose(text: str) -> str:
 ENGLISH_PLAINLY = 4
 
 
+#: Common English words that make a line of an answer in another language a pasted English one
+#: (a wrapped line of a paragraph has a handful; a list of names has none).
+PASTED_ENGLISH = 3
+
+
 def written_language(answer: str) -> Language:
     """The language of an answer's own sentences, its code and citation markers aside (a
     Japanese answer that quotes a command is still Japanese): "zh" when they read Chinese."""
@@ -368,6 +377,75 @@ def written_in(answer: str, language: Language) -> bool:
     if language in ("de", "fr", "es") and written == "en":
         return english_words(_prose(answer)) < ENGLISH_PLAINLY
     return False
+
+
+#: A sentence whose subject is the prompt's own parts, not the workspace: an excerpt ("この抜粋は、
+#: …を説明しています", "The excerpt describes …"), or this answer or question ("この回答は、…
+#: 情報を提供しています"). The nouns are the ones the model's prompt uses (``prompt.py``).
+_META_SUBJECT = re.compile(
+    r"^[\s>*#-]*(?:\d+[.)]\s+)?(?:"
+    r"(?:この|その|これらの|上記の?|以下の|各)?\s*抜粋\s*(?:\[[\d,\s]+\]\s*)?(?:は|では|には|が|も)"
+    r"|(?:この|上記の?)\s*(?:回答|答え|質問)\s*(?:は|では|が)"
+    r"|(?:this|the|these|each|above)\s+(?:(?:provided|given|source|above)\s+)?excerpts?\b"
+    r"(?:\s*\[[\d,\s]+\])?\s+(?!(?:does|do)\s+not\b|doesn't\b|don't\b)[a-z]+"
+    r"|this\s+(?:answer|question|response)\s+[a-z]+"
+    r")",
+    re.IGNORECASE,
+)
+#: ... unless it says the excerpts do not hold something (how a model says "not found").
+_NEGATED = re.compile(r"ません|ない|\bnot\b|\bno\b|n't\b", re.IGNORECASE)
+
+
+def talks_about_prompt(sentence: str) -> bool:
+    """Whether ``sentence`` is about the excerpts or the answer rather than the workspace (see
+    :data:`_META_SUBJECT`): meta-talk, which a reader cannot use."""
+    text = MARKER.sub(" ", sentence).strip()
+    return bool(_META_SUBJECT.match(text)) and not _NEGATED.search(text)
+
+
+def drop_meta_talk(answer: str) -> tuple[str, int]:
+    """The answer without its sentences about the excerpts or itself (:func:`talks_about_prompt`),
+    and how many went; an answer that would be left with nothing keeps them (it says nothing as
+    a whole, see :func:`says_nothing`)."""
+    return _drop_sentences(answer, talks_about_prompt)
+
+
+def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
+    """An answer in another language than English without its lines that read plainly English
+    (at least :data:`PASTED_ENGLISH` common English words, and as a whole English): a small model pastes an English excerpt's paragraph after its own sentence. Code
+    blocks and indented lines stay; a line that announced the dropped ones (ending in ":") goes
+    with them. An answer that would be left with nothing keeps them all (it is not in the
+    reader's language as a whole, see :func:`written_language`)."""
+    if language == "en":
+        return answer, 0
+    out: list[str] = []
+    dropped = 0
+    in_block = False
+    for line in answer.split("\n"):
+        if _FENCE.match(line) or in_block:
+            in_block = in_block != bool(_FENCE.match(line))
+            out.append(line)
+            continue
+        prose = _prose(line)
+        if (
+            not line.startswith(("    ", "\t"))
+            and english_words(prose) >= PASTED_ENGLISH
+            and detect_language(prose) == "en"
+        ):
+            dropped += 1
+            while out and not out[-1].strip():
+                out.pop()
+            if out and out[-1].rstrip().endswith((":", "：")):
+                # the sentence that announced it goes too; the line's others stay
+                out[-1] = "".join(_units(out[-1])[:-1]).rstrip()
+                if not out[-1]:
+                    out.pop()
+            continue
+        out.append(line)
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+    if not dropped or not has_content(text):
+        return answer, 0
+    return text, dropped
 
 
 def drop_chinese(answer: str) -> tuple[str, int]:

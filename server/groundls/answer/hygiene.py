@@ -110,7 +110,9 @@ def citations_to_line_ends(text: str) -> tuple[str, int]:
             lines[above] = _cite_at_end(lines[above], cited_numbers(line))
             lines[i] = ""
             moved += 1
-        elif m := _LEADING_CITATIONS.match(line):
+        elif (m := _LEADING_CITATIONS.match(line)) and _begins_sentence(
+            line[m.end() :], spaced=line[m.end() - 1].isspace()
+        ):
             lines[i] = _cite_at_end(
                 m.group("marks") + line[m.end() :], cited_numbers(m.group("cites"))
             )
@@ -118,6 +120,17 @@ def citations_to_line_ends(text: str) -> tuple[str, int]:
     if not moved:
         return text, 0
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip(), moved
+
+
+def _begins_sentence(rest: str, *, spaced: bool) -> bool:
+    """Whether what follows a line's opening citation reads as a sentence without it. Not when
+    the citation is the sentence's subject or object: a particle or word written onto it
+    (「[1] によると、…」, "[1]에서 …", "[1] says …"), which moving it to the end would leave with
+    a hole."""
+    first = rest[:1]
+    if re.match(r"[\u3041-\u309f]|[a-z]+ [a-z]", rest):  # hiragana, a lower-case word (a verb)
+        return False
+    return not (re.match(r"[\uac00-\ud7a3]", first) and not spaced)  # Hangul written onto it
 
 
 def _cite_at_end(line: str, numbers: Sequence[int]) -> str:

@@ -138,6 +138,12 @@ def _chinese_sentences(draft: Draft) -> int:
     return fired
 
 
+def _pasted_english(draft: Draft) -> int:
+    """English lines pasted into an answer in another language go."""
+    draft.text, fired = grounding.drop_pasted_english(draft.text, draft.language)
+    return fired
+
+
 def _invalid_citations(draft: Draft) -> int:
     draft.text, dropped = cit.drop_invalid_markers(draft.text, range(1, len(draft.excerpts) + 1))
     dropped += [n for n in draft.model_numbers if not draft.valid(n) and n not in dropped]
@@ -198,6 +204,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("scaffolding_lines", _scaffolding),
     Pass("instruction_echoes", _instruction_echoes),
     Pass("chinese_sentences", _chinese_sentences),
+    Pass("pasted_english", _pasted_english),
+    Pass("meta_talk", _text_pass(grounding.drop_meta_talk)),
     Pass("invalid_citations", _invalid_citations),
     Pass("path_citations", _path_citations),
     Pass("moved_citations", _moved_citations),
