@@ -163,9 +163,14 @@ def test_saying_the_excerpts_lack_something_and_plain_answers_are_not_meta_talk(
         assert drop_meta_talk(said) == (said, 0)
 
 
-def test_an_answer_that_is_only_meta_talk_is_kept_whole_for_the_verdict():
-    said = "この抜粋は、設定の方法を説明しています [1]。"
+def test_an_answer_that_is_only_meta_talk_is_kept_whole_and_says_nothing():
+    said = "上記の抜粋は、requests の Response クラスの json メソッドを指しています [1]。"
     assert drop_meta_talk(said) == (said, 0)
+    excerpt = "class Response:\n    def json(self, **kwargs):"
+    assert grounding.says_nothing(said, ["JSON を読むには？"], [excerpt])
+    assert not grounding.says_nothing(
+        "`Response.json` で読みます [1]。", ["JSON を読むには？"], [excerpt]
+    )
 
 
 def test_english_lines_pasted_into_a_japanese_answer_go_with_the_line_announcing_them():
@@ -200,3 +205,8 @@ def test_a_sentence_resting_on_an_unsupported_command_goes_whole_and_leaves_no_h
     kept, missing = drop_unsupported(said, manual)
     assert kept == "`systemctl status` でも確認できます [1]。"
     assert any("journalctl" in m for m in missing)
+
+
+def test_an_excerpt_that_shows_a_fact_gives_the_fact_as_the_sentence():
+    said = "The excerpt [2] shows that uploads are retried three times [2]."
+    assert drop_meta_talk(said) == ("Uploads are retried three times [2].", 1)

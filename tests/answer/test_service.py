@@ -522,6 +522,8 @@ def test_an_answer_that_only_restates_the_question_gives_the_excerpts_key_lines(
     assert "def retry_upload" in ans.answer and [c.path for c in ans.citations] == ["src/upload.py"]
     # the model is there and answered: the notice says why its answer was set aside
     assert ans.notice == "the model's answer only restated the question or described the excerpts"
+    # the reader saw the model's words first, then the key lines in their place
+    assert ans.timing["first_token_ms"] <= ans.timing["replaced_ms"] <= ans.timing["total_ms"]
 
 
 def test_an_answer_that_only_names_the_excerpts_file_beside_the_question_gives_key_lines():

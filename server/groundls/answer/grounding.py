@@ -274,7 +274,10 @@ def says_nothing(
     src/a.py [1]" restates the question beside a file name. ``translated``: an answer in a
     language the excerpts are not written in (German over English docs), whose facts are in
     other words than the excerpts': fewer than :data:`MIN_TRANSLATED_TERMS` terms beyond the
-    question's is a restatement."""
+    question's is a restatement. An answer whose every sentence is about the excerpts or
+    itself (:func:`talks_about_prompt`) says nothing of the workspace either."""
+    if _all_meta_talk(answer):
+        return True
     places = {place for path in paths for place in (path, path.rsplit("/", 1)[-1])}
     for place in sorted(places, key=len, reverse=True):  # a whole path before its file name
         answer = answer.replace(place, " ")
@@ -403,11 +406,28 @@ def talks_about_prompt(sentence: str) -> bool:
     return bool(_META_SUBJECT.match(text)) and not _NEGATED.search(text)
 
 
+#: "The excerpt shows that …": the clause after "that" is the sentence's fact.
+_META_THAT = re.compile(
+    r"(?m)(?<![^\s>*-])(?:this|the|these)\s+(?:(?:provided|given|source|above)\s+)?excerpts?"
+    r"(?:\s*\[[\d,\s]+\])?\s+(?:shows?|says?|states?|explains?|mentions?|notes?|indicates?)"
+    r"\s+that\s+(?P<first>\w)",
+    re.IGNORECASE,
+)
+
+
+def _all_meta_talk(answer: str) -> bool:
+    units = [u for line in _CODE.sub(" ", answer).split("\n") for u in _units(line) if u.strip()]
+    return bool(units) and all(talks_about_prompt(u) for u in units)
+
+
 def drop_meta_talk(answer: str) -> tuple[str, int]:
     """The answer without its sentences about the excerpts or itself (:func:`talks_about_prompt`),
-    and how many went; an answer that would be left with nothing keeps them (it says nothing as
-    a whole, see :func:`says_nothing`)."""
-    return _drop_sentences(answer, talks_about_prompt)
+    and how many went; "The excerpt shows that uploads are retried" keeps its fact ("Uploads
+    are retried"). An answer that would be left with nothing keeps them (it says nothing as a
+    whole, see :func:`says_nothing`)."""
+    answer, rewritten = _META_THAT.subn(lambda m: m.group("first").upper(), answer)
+    kept, dropped = _drop_sentences(answer, talks_about_prompt)
+    return kept, dropped + rewritten
 
 
 def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:

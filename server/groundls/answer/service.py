@@ -472,6 +472,9 @@ class AnswerService:
             extract = self._extractive(
                 _chosen_first(excerpts, chosen), language, checked.fallback, "", on_token, t0
             )
+            # the reader saw the model's first words as they streamed, then this in their place
+            shown_at = {"first_token_ms": timing["first_token_ms"]} if seen else {}
+            extract.timing = {**extract.timing, "replaced_ms": _ms(t0), **shown_at}
             return replace(extract, repairs=checked.repairs, chosen=chosen)
         answer_text = checked.text
         notice = ""
