@@ -474,3 +474,32 @@ ENSURE_GUIDE = (
     "\n"
     "In this case, the innermost context gets an object created if it is missing.\n"
 )
+
+
+def test_a_numbered_label_item_goes_whole_and_a_label_the_sentence_names_keeps_its_path():
+    paths = {"new-maintainer.html"}
+    sections = {"2.3. Registering as a Debian member"}
+    listed = (
+        "手順です。\n\n3. [2] new-maintainer.html (2.3. Registering as a Debian member)\n"
+        "4. バグを直します。"
+    )
+    assert strip_labels(listed, paths, sections)[0] == "手順です。\n\n4. バグを直します。"
+    # the path is what the sentence registers with: cutting it would leave 「[1] で登録します」
+    named = "1. [1] new-maintainer.html (2.3. Registering as a Debian member) で登録します。"
+    assert strip_labels(named, paths, sections)[0] == "1. new-maintainer.html [1] で登録します。"
+
+
+def test_an_excerpt_headers_section_copied_as_a_list_item_is_scaffolding():
+    said = "以下の手順です。\n\n2. Applying to Become a Member\n3. 鍵に署名してもらいます [1]。"
+    names = {"Applying to Become a Member"}
+    assert drop_scaffolding(said, "どうやって参加する？", [], names) == (
+        "以下の手順です。\n\n3. 鍵に署名してもらいます [1]。",
+        1,
+    )
+
+
+def test_streaming_keeps_the_path_a_sentence_names_after_its_label():
+    labels = LabelFilter({"new-maintainer.html"}, {"2.3. Registering as a Debian member"})
+    shown = labels.feed("1. [1] new-maintainer.html (2.3. Registering as a Debian member) で登")
+    shown += labels.feed("録します。\n") + labels.finish()
+    assert shown == "1. [1] new-maintainer.html で登録します。\n"

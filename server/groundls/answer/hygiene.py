@@ -247,6 +247,9 @@ class LabelFilter:
             if not complete and (rest[:1] in ":-0123456789" or rest.lstrip()[:1] in "(（"):
                 return None  # the label may go on ("guide.md:17-2", "(Intro …")
             self.dropped += 1
+            if not _begins_sentence(rest.lstrip(), spaced=True):
+                # the path is the sentence's own (「… で登録します」): it stays, bare
+                rest = f"{loose.group('path')} {rest.lstrip()}"
             return head.rstrip() + " " + rest.lstrip() if head.strip() else rest.lstrip()
         if complete or not self._may_be_label(text):
             return text
@@ -355,11 +358,16 @@ def strip_labels(
             nonlocal count
             count += 1
             rest = m.string[m.end() :].split("\n", 1)[0]
-            return m.group("head") if rest.strip() else ""  # a label line goes whole
+            if not rest.strip():
+                return ""  # a label line goes whole
+            if _begins_sentence(rest, spaced=True):
+                return m.group("head")
+            return m.group(0)  # the path is the sentence's own (「… で登録します」): kept below
 
         # a label at the start of a line, after the excerpt's number: the line's text follows
         text = re.sub(
-            rf"^(?P<head>[ \t>*#-]*[\[［]\s*\d+\s*[\]］][ \t:：]*)[*`]*(?:{loose.pattern})[*`]*[ \t:：]*",
+            rf"^(?P<head>[ \t>*#-]*(?:\d+[.)][ \t]+)?[\[［]\s*\d+\s*[\]］][ \t:：]*)[*`]*"
+            rf"(?:{loose.pattern})[*`]*[ \t:：]*",
             lead,
             text,
             flags=re.MULTILINE,
@@ -430,6 +438,9 @@ def restates(line: str, question: str) -> bool:
     return same >= RESTATED * len(a) and same >= 0.6 * len(b)
 
 
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
+
+
 def drop_scaffolding(
     text: str, question: str, sources: Sequence[str], names: Collection[str] = ()
 ) -> tuple[str, int]:
@@ -449,6 +460,7 @@ def drop_scaffolding(
             # as written, without bold marks, without code quotes too (a name may itself end in
             # code quotes: ``第5章 … > 5.5. `dirs` ``)
             bare = {stripped, stripped.strip("*"), stripped.strip("*`")}
+            bare |= {_LIST_ITEM.sub("", b, count=1) for b in bare}
             if (
                 (first and restates(stripped, question))
                 or _SEPARATOR_LINE.fullmatch(stripped)

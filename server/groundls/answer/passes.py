@@ -114,9 +114,11 @@ def _echoed_labels(draft: Draft) -> int:
 
 
 def _scaffolding(draft: Draft) -> int:
-    names = {excerpt_name(e.hit) for e in draft.excerpts} | {
-        e.hit.title.strip() for e in draft.excerpts
-    }
+    names = (
+        {excerpt_name(e.hit) for e in draft.excerpts}
+        | {e.hit.title.strip() for e in draft.excerpts}
+        | header_sections(draft.excerpts)
+    )
     draft.text, fired = hygiene.drop_scaffolding(
         draft.text, draft.question, list(draft.texts.values()), names - {""}
     )
