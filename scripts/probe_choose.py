@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,35 @@ def choose(model: Any, messages: list[dict[str, str]], k: int, language: str) ->
     return [round(x, 3) for x in got or []]
 
 
+#: How the excerpts of the prompt are laid out for a variant read: as the answer shows them,
+#: in reverse order with their numbers (position against number), or in order with their
+#: numbers reversed (number against position).
+ORDERS = ("shown", "reversed", "renumbered")
+
+
+def laid_out(messages: list[dict[str, str]], language: str, order: str) -> list[dict[str, str]]:
+    """The prompt with its excerpts laid out in ``order`` (see :data:`ORDERS`)."""
+    if order == "shown":
+        return messages
+    words = prompt._USER["ja" if language == "ja" else "en"]
+    user = messages[-1]["content"]
+    head = f"{words['excerpts']}\n\n"
+    tail = user.index(f"\n\n{words['question']}\n")
+    blocks = user[len(head) : tail].split("\n\n---\n\n")
+    if order == "reversed":
+        blocks = blocks[::-1]
+    else:
+        k = len(blocks)
+        blocks = [re.sub(r"^\[\d+\]", f"[{k - i}]", b, count=1) for i, b in enumerate(blocks)]
+    content = head + "\n\n---\n\n".join(blocks) + user[tail:]
+    return [*messages[:-1], {"role": "user", "content": content}]
+
+
+def by_position(scores: list[float], order: str) -> list[float]:
+    """Scores by the excerpt they name in the answer's own numbering."""
+    return scores[::-1] if order == "renumbered" else scores
+
+
 def _sources(workspace: Any, question: str) -> list[Any]:
     """Ask, and return the excerpts the answer was given (its sources)."""
     got: list[Any] = []
@@ -63,6 +93,9 @@ def main() -> int:
     ap.add_argument("--deep", action="store_true")
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
     ap.add_argument("--out", default="")
+    ap.add_argument(
+        "--orders", action="store_true", help="also read the excerpts in the other ORDERS"
+    )
     args = ap.parse_args()
     args.context_tokens, args.time_limit, args.first_token_s = 0, 0, None
     args.extractive, args.served, args.style, args.warm_rewrites = False, "", None, False
@@ -82,6 +115,13 @@ def main() -> int:
             k = sum(1 for line in messages[-1]["content"].splitlines() if line.startswith("["))
             n = max(1, k)
             seen["scores"] = choose(model, messages, n, seen["language"])
+            if args.orders:
+                for order in ORDERS[1:]:
+                    got = choose(
+                        model, laid_out(messages, seen["language"], order), n, seen["language"]
+                    )
+                    seen[order] = by_position(got, order)
+                return iter(())
             seen["null"] = choose(
                 model,
                 null_question(messages, seen["question"], seen["language"]),
@@ -124,6 +164,7 @@ def main() -> int:
                     "scores": scores,
                     "null": seen.get("null"),
                     "free": seen.get("free"),
+                    **{o: seen[o] for o in ORDERS[1:] if o in seen},
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
@@ -132,6 +173,13 @@ def main() -> int:
         picked = [r for r in rows if keep(r)]
         right = sum(r["pick"] in r["at"] for r in picked)
         print(f"expected place {label}: the probe picks it {right}/{len(picked)}")
+        for order in ORDERS[1:] if args.orders else ():
+            # each excerpt's two readings summed: its place and its number cancel out
+            mean = sum(int(np.argmax(np.add(r["scores"], r[order]))) + 1 in r["at"] for r in picked)
+            alone = sum(int(np.argmax(r[order])) + 1 in r["at"] for r in picked)
+            print(
+                f"  {order}: alone {alone}/{len(picked)}, with the shown order {mean}/{len(picked)}"
+            )
     if args.out:
         Path(args.out).write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return 0
