@@ -432,10 +432,11 @@ def drop_meta_talk(answer: str) -> tuple[str, int]:
 
 def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
     """An answer in another language than English without its lines that read plainly English
-    (at least :data:`PASTED_ENGLISH` common English words, and as a whole English): a small model pastes an English excerpt's paragraph after its own sentence. Code
-    blocks and indented lines stay; a line that announced the dropped ones (ending in ":") goes
-    with them. An answer that would be left with nothing keeps them all (it is not in the
-    reader's language as a whole, see :func:`written_language`)."""
+    (at least :data:`PASTED_ENGLISH` common English words, and as a whole English), and how
+    many went: a small model pastes an English excerpt's paragraph after its own sentence.
+    Code blocks and indented lines stay; the sentence that announced the dropped lines (ending
+    in ":") goes with them. An answer that would be left with nothing keeps them all (it is not
+    in the reader's language as a whole, see :func:`written_language`)."""
     if language == "en":
         return answer, 0
     out: list[str] = []
