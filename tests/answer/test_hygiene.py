@@ -503,3 +503,16 @@ def test_streaming_keeps_the_path_a_sentence_names_after_its_label():
     shown = labels.feed("1. [1] new-maintainer.html (2.3. Registering as a Debian member) で登")
     shown += labels.feed("録します。\n") + labels.finish()
     assert shown == "1. [1] new-maintainer.html で登録します。\n"
+
+
+def test_a_numbered_label_left_as_a_bare_path_item_goes_unless_it_is_the_whole_answer():
+    paths, sections = {"pkgs.html"}, {"5.9.6. パッケージを手放す"}
+    said = "手順です。\n\n1. pkgs.html (5.9.6. パッケージを手放す)\n以前のメンテナに連絡を取りましょう [1]。"
+    assert (
+        strip_labels(said, paths, sections)[0]
+        == "手順です。\n\n以前のメンテナに連絡を取りましょう [1]。"
+    )
+    assert (
+        strip_labels("1. pkgs.html (5.9.6. パッケージを手放す)", paths, sections)[0]
+        == "1. pkgs.html"
+    )

@@ -338,10 +338,18 @@ def strip_labels(
 
     text = _LABEL_LINE.sub(drop_line, text)
     header = _path_header(paths)
-    if header is not None:
+
+    def without_headers(text: str) -> str:
+        nonlocal count
+        if header is None:
+            return text
         headless, headers = header.subn("", text)
-        if headless.strip():  # (an answer that is only paths stays)
-            text, count = headless, count + headers
+        if not headless.strip():  # (an answer that is only paths stays)
+            return text
+        count += headers
+        return headless
+
+    text = without_headers(text)
 
     def bare(m: re.Match[str]) -> str:
         nonlocal count
@@ -373,6 +381,8 @@ def strip_labels(
             flags=re.MULTILINE,
         )
         text = loose.sub(bare, text)
+        # a header that was a label with its section: 「1. [1] pkgs.html (5.9. …)」
+        text = without_headers(text)
         text, moved = _marker_before_path(paths).subn(r"\g<path> \g<marker>", text)
         count += moved
         # a label the length limit cut off in its bracket, at the very end of the answer
