@@ -87,10 +87,11 @@ def assert_same_index(local: Path, built: Path) -> None:
             np.testing.assert_allclose(theirs[key], vec, atol=2e-3, err_msg=f"{space} {key}")
 
 
-def local_build(root: Path, index_dir: Path) -> Path:
+def local_build(root: Path, index_dir: Path, *, deep: bool = True) -> Path:
     ws = Workspace.open(root, Config(), index_dir)
     ws.index()
-    ws.fill_deep()
+    if deep:
+        ws.fill_deep()
     ws.close()
     return ws.index_path
 
@@ -114,9 +115,7 @@ def test_a_node_killed_mid_build_leaves_the_same_index_as_the_local_build(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     root = make_workspace(tmp_path / "ws", copies=6)
-    local = Workspace.open(root, Config(), tmp_path / "local")
-    local.index()
-    local.close()
+    local = local_build(root, tmp_path / "local", deep=False)
     victim = next(n for n in cluster.worker_nodes)
     killed: list[int] = []
 
@@ -133,8 +132,8 @@ def test_a_node_killed_mid_build_leaves_the_same_index_as_the_local_build(
     report = ws.index(progress=on_progress, ray=plan)
     ws.close()
     assert killed and killed[0] < report.files_seen  # the node died while files were left
-    assert report.files_indexed == local_build_files(local.index_path)
-    assert_same_index(local.index_path, ws.index_path)
+    assert report.files_indexed == local_build_files(local)
+    assert_same_index(local, ws.index_path)
 
 
 def local_build_files(index: Path) -> int:
@@ -158,6 +157,15 @@ def test_a_second_ray_run_resumes_and_writes_only_what_changed(
     assert second.files_indexed == 1 and second.files_unchanged == first.files_indexed
 
 
+def files_written(index_dir: Path) -> int:
+    """How many files the index being built in ``index_dir`` holds (0 while it cannot be read)."""
+    written = 0
+    for path in index_dir.glob("*.sqlite"):
+        with contextlib.suppress(Exception):
+            written = max(written, local_build_files(path))
+    return written
+
+
 def kill_driver_mid_build(cluster: Cluster, root: Path, index_dir: Path) -> int:
     """Run `groundls index --ray` into ``index_dir`` and kill its driver once it has written
     five files or more; how many it had written."""
@@ -169,28 +177,21 @@ def kill_driver_mid_build(cluster: Cluster, root: Path, index_dir: Path) -> int:
     written = 0
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and driver.poll() is None:
-        for path in index_dir.glob("*.sqlite"):
-            with contextlib.suppress(Exception):
-                written = local_build_files(path)
+        written = max(written, files_written(index_dir))
         if written >= 5:
             driver.kill()  # the driver dies between files
             break
         time.sleep(0.2)
     driver.wait(timeout=30)
-    for path in index_dir.glob("*.sqlite"):
-        with contextlib.suppress(Exception):
-            written = max(written, local_build_files(path))
-    return written
+    return max(written, files_written(index_dir))
 
 
 def test_a_driver_killed_mid_build_resumes_on_the_next_run_to_the_same_index(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     root = make_workspace(tmp_path / "ws", copies=6)
-    local = Workspace.open(root, Config(), tmp_path / "local")
-    local.index()
-    local.close()
-    total = local_build_files(local.index_path)
+    local = local_build(root, tmp_path / "local", deep=False)
+    total = local_build_files(local)
     for attempt in range(3):
         # a driver that wrote everything between two looks was not killed mid-build: again,
         # into a fresh index (on a busy machine the index may not be readable until it is done)
@@ -203,7 +204,7 @@ def test_a_driver_killed_mid_build_resumes_on_the_next_run_to_the_same_index(
     report = ws.index(ray=ray_cluster.RayPlan(cluster.address, workers=2))
     ws.close()
     assert report.files_unchanged >= written  # what the killed run wrote is kept
-    assert_same_index(local.index_path, ws.index_path)
+    assert_same_index(local, ws.index_path)
 
 
 def test_without_ray_installed_the_build_says_how_to_install_it(

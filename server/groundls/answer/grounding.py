@@ -463,7 +463,13 @@ def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
                     out.pop()
             continue
         out.append(line)
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+    return _kept(answer, out, dropped)
+
+
+def _kept(answer: str, lines: list[str], dropped: int) -> tuple[str, int]:
+    """The answer as the ``lines`` kept of it, and how many pieces went; the answer whole when
+    none went or what is left has nothing to say."""
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     if not dropped or not has_content(text):
         return answer, 0
     return text, dropped
@@ -503,7 +509,4 @@ def _drop_sentences(
         text = "".join(kept).rstrip()
         if text or not line.strip():
             out.append(text)
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
-    if not dropped or not has_content(text):
-        return answer, 0
-    return text, dropped
+    return _kept(answer, out, dropped)
