@@ -281,6 +281,22 @@ def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(s
     assert again.reused_tokens > 50
 
 
+def test_choice_probabilities_are_the_same_when_the_cache_already_holds_the_lead(service):
+    # an answer that began with the choose step's own lead leaves it (and more) in the cache:
+    # the probabilities read after it must be the lead's, not those of the last token generated
+    from groundls.answer.prompt import build_messages
+
+    model = service._model()
+    messages = build_messages("How do I roll back a deployment?", [], "en")
+    lead = "The answer is ["
+    first = model.next_token_logprobs(messages, lead, ["1", "2"])
+    llm = model.load()
+    llm.eval(llm.tokenize(b"1] and more", add_bos=False, special=False))
+    again = model.next_token_logprobs(messages, lead, ["1", "2"])
+    assert first is not None and again is not None
+    assert again == pytest.approx(first, abs=0.05)
+
+
 def test_a_model_loaded_but_never_asked_is_still_unloaded_when_idle():
     # the answer service loads the model while its search runs; when the search finds nothing
     # the model is never asked, and must not stay loaded for ever

@@ -428,6 +428,11 @@ class LocalLLM:
                     return None
                 prefix = self._fixed_prefix(messages, tokens)
                 stats = GenerationStats()
+                # the logits read are the last evaluation's: when the cache already holds every
+                # token (and maybe more after them), the last one is read again
+                held = _common_prefix(llm.input_ids[: llm.n_tokens].tolist(), every)
+                if held == len(every) and llm._ctx.kv_cache_seq_rm(-1, held - 1, -1):
+                    llm.n_tokens = held - 1
                 # all but the last token are evaluated: the last one is read twice so that the
                 # logits after it are the context's last
                 if not self._prefill(llm, [*every, every[-1]], prefix, cancel, deadline, stats):
