@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from groundls.answer import choose as choose_stage
 from groundls.answer import prompt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -80,6 +81,70 @@ def by_position(scores: list[float], order: str) -> list[float]:
     return scores[::-1] if order == "renumbered" else scores
 
 
+#: The constrained first step: the reminder replaced by (``ask``) or followed by (``then``) a
+#: request for the numbers of the excerpts that answer, written as JSON under a grammar.
+GRAMMAR_FORMS = ("ask", "then")
+_THEN = {
+    "en": 'Begin your reply with {"excerpts": [numbers]}: the excerpts that answer, best first, '
+    "or [] if none does. Then write the answer.",
+    "ja": '返答は {"excerpts": [番号]} で始めてください（答えている抜粋を良い順に、なければ []）。'
+    "そのあとに答えを書いてください。",
+}
+
+
+def asking(messages: list[dict[str, str]], language: str, form: str) -> list[dict[str, str]]:
+    """The prompt with its reminder replaced (``ask``) or followed (``then``) by the request
+    for the list of answering excerpts."""
+    lang = "ja" if language == "ja" else "en"
+    user = messages[-1]["content"]
+    words = prompt._USER[lang]
+    cut = user.rindex(f"\n\n{words['question']}\n")
+    rest = user[cut:].split("\n\n")
+    # rest: ["", "質問:\n…", reminder]; the reminder replaced or followed
+    ask = prompt.list_request(lang) if form == "ask" else rest[-1] + "\n" + _THEN[lang]
+    content = user[:cut] + "\n\n".join([*rest[:-1], ask])
+    return [*messages[:-1], {"role": "user", "content": content}]
+
+
+#: The list's opening as the grammar lets the model write it; the next token is a number or "]".
+LIST_LEAD = choose_stage.LIST_LEAD
+
+
+def listed(
+    stream: Any, messages: list[dict[str, str]], k: int, language: str, form: str
+) -> tuple[list[int], float]:
+    """The excerpt numbers the model writes, greedily under a JSON-schema grammar, and the
+    seconds it took (the prompt's new tail and the list)."""
+    import time
+
+    from groundls.answer.runtime import GenerationStats
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "excerpts": {"type": "array", "items": {"enum": list(range(1, k + 1))}, "maxItems": k}
+        },
+        "required": ["excerpts"],
+        "additionalProperties": False,
+    }
+    t0 = time.perf_counter()
+    text = "".join(
+        stream(
+            asking(messages, language, form),
+            schema=schema,
+            temperature=0.0,
+            max_tokens=8 + 3 * k,
+            stats=GenerationStats(),
+        )
+    )
+    took = time.perf_counter() - t0
+    try:
+        got = json.loads(text)["excerpts"]
+    except (ValueError, KeyError, TypeError):
+        return [-1], took
+    return [int(n) for n in got], took
+
+
 def _sources(workspace: Any, question: str) -> list[Any]:
     """Ask, and return the excerpts the answer was given (its sources)."""
     got: list[Any] = []
@@ -96,6 +161,13 @@ def main() -> int:
     ap.add_argument(
         "--orders", action="store_true", help="also read the excerpts in the other ORDERS"
     )
+    ap.add_argument("--grammar-forms", default=",".join(GRAMMAR_FORMS))
+    ap.add_argument(
+        "--grammar",
+        action="store_true",
+        help="also write the list of answering excerpts under a grammar (GRAMMAR_FORMS); "
+        "unanswerable questions are read too",
+    )
     args = ap.parse_args()
     args.context_tokens, args.time_limit, args.first_token_s = 0, 0, None
     args.extractive, args.served, args.style, args.warm_rewrites = False, "", None, False
@@ -108,13 +180,32 @@ def main() -> int:
         workspace = bench_answers.open_workspace(name, args)
         model = workspace.answers._model()
         seen: dict[str, Any] = {}
+        stream = model.stream
 
         def probing(
-            messages: list[dict[str, str]], model: Any = model, seen: dict = seen, **_: Any
+            messages: list[dict[str, str]],
+            model: Any = model,
+            seen: dict = seen,
+            stream: Any = stream,
+            **_: Any,
         ) -> Any:
             k = sum(1 for line in messages[-1]["content"].splitlines() if line.startswith("["))
             n = max(1, k)
             seen["scores"] = choose(model, messages, n, seen["language"])
+            if args.grammar:
+                for form in args.grammar_forms.split(","):
+                    # the list's first place read as probabilities (each number, and "]}": none),
+                    # then the list written under the grammar
+                    got = model.next_token_logprobs(
+                        asking(messages, seen["language"], form),
+                        LIST_LEAD,
+                        [*(str(i) for i in range(1, n + 1)), "]}"],
+                    )
+                    seen[f"{form}_lp"] = [round(x, 3) for x in got or []]
+                    seen[form], seen[f"{form}_s"] = listed(
+                        stream, messages, n, seen["language"], form
+                    )
+                return iter(())
             if args.orders:
                 for order in ORDERS[1:]:
                     got = choose(
@@ -140,7 +231,7 @@ def main() -> int:
             if line.strip()
         ]
         for q in queries:
-            if not q["expected"]:
+            if not q["expected"] and not args.grammar:
                 continue
             from groundls.answer.prompt import detect_language
 
@@ -152,7 +243,7 @@ def main() -> int:
             shown = [asdict(c) for c in _sources(workspace, q["query"])]
             at = [i for i, c in enumerate(shown, 1) if bench_answers.overlaps(c, q["expected"])]
             scores = seen.get("scores")
-            if not at or scores is None:
+            if scores is None or (not at and q["expected"]):
                 continue
             pick = int(np.argmax(scores)) + 1
             rows.append(
@@ -165,12 +256,33 @@ def main() -> int:
                     "null": seen.get("null"),
                     "free": seen.get("free"),
                     **{o: seen[o] for o in ORDERS[1:] if o in seen},
+                    **{
+                        key: seen[key]
+                        for form in GRAMMAR_FORMS
+                        for key in (form, f"{form}_s", f"{form}_lp")
+                        if key in seen
+                    },
+                    "answerable": bool(q["expected"]),
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
         workspace.close()
+    unanswerable = [r for r in rows if not r["answerable"]]
+    rows = [r for r in rows if r["answerable"]]
+    for form in args.grammar_forms.split(",") if args.grammar else ():
+        empty = sum(r.get(form) == [] for r in unanswerable)
+        false_empty = sum(r.get(form) == [] for r in rows)
+        seconds = sorted(r[f"{form}_s"] for r in rows + unanswerable if f"{form}_s" in r) or [0]
+        print(
+            f"grammar {form}: unanswerable listed none {empty}/{len(unanswerable)}, "
+            f"answerable listed none {false_empty}/{len(rows)}, "
+            f"p50 {seconds[len(seconds) // 2]:.2f} s"
+        )
     for label, keep in (("first", lambda r: 1 in r["at"]), ("later", lambda r: 1 not in r["at"])):
         picked = [r for r in rows if keep(r)]
+        for form in args.grammar_forms.split(",") if args.grammar else ():
+            right = sum(bool(r.get(form)) and r[form][0] in r["at"] for r in picked)
+            print(f"  grammar {form}: first listed right {right}/{len(picked)}")
         right = sum(r["pick"] in r["at"] for r in picked)
         print(f"expected place {label}: the probe picks it {right}/{len(picked)}")
         for order in ORDERS[1:] if args.orders else ():
