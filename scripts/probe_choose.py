@@ -81,6 +81,11 @@ def by_position(scores: list[float], order: str) -> list[float]:
     return scores[::-1] if order == "renumbered" else scores
 
 
+#: Other first words of a reply that names the answering excerpt, read after the answer's own
+#: prompt (``--leads``): the English lead whatever the question's language, and the opening of
+#: the JSON list the grammar step writes.
+OTHER_LEADS = {"en_lead": choose_stage.LEAD["en"], "json_lead": choose_stage.LIST_LEAD}
+
 #: The constrained first step: the reminder replaced by (``ask``) or followed by (``then``) a
 #: request for the numbers of the excerpts that answer, written as JSON under a grammar.
 GRAMMAR_FORMS = ("ask", "then")
@@ -162,6 +167,7 @@ def main() -> int:
         "--orders", action="store_true", help="also read the excerpts in the other ORDERS"
     )
     ap.add_argument("--grammar-forms", default=",".join(GRAMMAR_FORMS))
+    ap.add_argument("--leads", action="store_true", help="also read the OTHER_LEADS")
     ap.add_argument(
         "--grammar",
         action="store_true",
@@ -192,6 +198,14 @@ def main() -> int:
             k = sum(1 for line in messages[-1]["content"].splitlines() if line.startswith("["))
             n = max(1, k)
             seen["scores"] = choose(model, messages, n, seen["language"])
+            if args.leads:
+                # the same prompt, other first words of the reply: no more to read than the lead
+                for name, lead in OTHER_LEADS.items():
+                    got = model.next_token_logprobs(
+                        messages, lead, [str(i) for i in range(1, n + 1)]
+                    )
+                    seen[name] = [round(x, 3) for x in got or []]
+                return iter(())
             if args.grammar:
                 for form in args.grammar_forms.split(","):
                     # the list's first place read as probabilities (each number, and "]}": none),
@@ -262,6 +276,7 @@ def main() -> int:
                         for key in (form, f"{form}_s", f"{form}_lp")
                         if key in seen
                     },
+                    **{name: seen[name] for name in OTHER_LEADS if name in seen},
                     "answerable": bool(q["expected"]),
                 }
             )
@@ -285,6 +300,14 @@ def main() -> int:
             print(f"  grammar {form}: first listed right {right}/{len(picked)}")
         right = sum(r["pick"] in r["at"] for r in picked)
         print(f"expected place {label}: the probe picks it {right}/{len(picked)}")
+        for name in OTHER_LEADS if args.leads else ():
+            alone = sum(int(np.argmax(r[name])) + 1 in r["at"] for r in picked if r.get(name))
+            summed = sum(
+                int(np.argmax(np.add(r["scores"], r[name]))) + 1 in r["at"]
+                for r in picked
+                if r.get(name)
+            )
+            print(f"  {name}: alone {alone}/{len(picked)}, with the lead {summed}/{len(picked)}")
         for order in ORDERS[1:] if args.orders else ():
             # each excerpt's two readings summed: its place and its number cancel out
             mean = sum(int(np.argmax(np.add(r["scores"], r[order]))) + 1 in r["at"] for r in picked)
