@@ -84,11 +84,21 @@ def by_position(scores: list[float], order: str) -> list[float]:
 #: Other first words of a reply that names the answering excerpt, read after the answer's own
 #: prompt (``--leads``): the English lead whatever the question's language, and the opening of
 #: the JSON list the grammar step writes.
-OTHER_LEADS = {"en_lead": choose_stage.LEAD["en"], "json_lead": choose_stage.LIST_LEAD}
+OTHER_LEADS = {"en_lead": choose_stage.LEAD["en"], "json_lead": '{"excerpts": ['}
 
 #: The constrained first step: the reminder replaced by (``ask``) or followed by (``then``) a
 #: request for the numbers of the excerpts that answer, written as JSON under a grammar.
 GRAMMAR_FORMS = ("ask", "then")
+_LIST = {
+    "en": (
+        "Which of the excerpts above answer the question? Reply with JSON only: "
+        '{"excerpts": [numbers]}, the excerpt that answers it best first, or [] if none does.'
+    ),
+    "ja": (
+        "上の抜粋のうち、質問に答えているのはどれですか。JSON だけで返してください: "
+        '{"excerpts": [番号]}。最もよく答えている抜粋を先に、どれも答えていなければ [] にしてください。'
+    ),
+}
 _THEN = {
     "en": 'Begin your reply with {"excerpts": [numbers]}: the excerpts that answer, best first, '
     "or [] if none does. Then write the answer.",
@@ -106,13 +116,13 @@ def asking(messages: list[dict[str, str]], language: str, form: str) -> list[dic
     cut = user.rindex(f"\n\n{words['question']}\n")
     rest = user[cut:].split("\n\n")
     # rest: ["", "質問:\n…", reminder]; the reminder replaced or followed
-    ask = prompt.list_request(lang) if form == "ask" else rest[-1] + "\n" + _THEN[lang]
+    ask = _LIST[lang] if form == "ask" else rest[-1] + "\n" + _THEN[lang]
     content = user[:cut] + "\n\n".join([*rest[:-1], ask])
     return [*messages[:-1], {"role": "user", "content": content}]
 
 
 #: The list's opening as the grammar lets the model write it; the next token is a number or "]".
-LIST_LEAD = choose_stage.LIST_LEAD
+LIST_LEAD = '{"excerpts": ['
 
 
 def listed(

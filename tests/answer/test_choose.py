@@ -63,46 +63,6 @@ def test_nothing_is_chosen_from_one_excerpt_or_by_a_model_without_probabilities(
     assert choose.choose(object(), _messages(), "en", 2) is None
 
 
-class _Listing(_Model):
-    """A model whose list of answering excerpts (read after ``choose.LIST_LEAD``) is ``listed``."""
-
-    def __init__(self, scores: list[float], leaning: list[float], listed: list[float]) -> None:
-        super().__init__(scores, leaning)
-        self.listed = listed
-        self.leads: list[str] = []
-
-    def next_token_logprobs(self, messages, lead, choices, *, cancel=None, deadline=None):
-        self.leads.append(lead)
-        if lead == choose.LIST_LEAD:
-            return self.listed
-        return super().next_token_logprobs(messages, lead, choices)
-
-
-def _listing() -> list[dict[str, str]]:
-    return [{"role": "system", "content": "rules"}, {"role": "user", "content": "[1] a\n[2] b ?"}]
-
-
-def test_the_list_of_answering_excerpts_moves_a_choice_the_label_alone_would_keep_first():
-    # read after the reply's lead alone, [1] wins (the label the model favours); the list it
-    # would write puts [2] first by more
-    model = _Listing([-0.2, -1.8], [-0.3, -1.5], [-3.0, -0.05])
-    got = choose.choose(model, _messages(), "ja", 2, listing=_listing())
-    assert got is not None and got.excerpt == 2
-    assert got.listed == (-3.0, -0.05)
-    assert choose.choose(model, _messages(), "ja", 2).excerpt == 1  # type: ignore[union-attr]
-
-
-def test_the_list_is_read_before_the_answers_own_prompt_which_stays_in_the_cache():
-    model = _Listing([-0.2, -1.8], [-0.3, -1.5], [-0.1, -3.0])
-    choose.choose(model, _messages(), "en", 2, listing=_listing())
-    assert model.leads[-2:] == [choose.LIST_LEAD, choose._lead("en")]
-
-
-def test_a_stopped_list_reading_chooses_nothing():
-    model = _Listing([-0.2, -1.8], [-0.3, -1.5], None)  # type: ignore[arg-type]
-    assert choose.choose(model, _messages(), "en", 2, listing=_listing()) is None
-
-
 def test_a_stopped_probe_chooses_nothing():
     class Stopped(_Model):
         def next_token_logprobs(self, *args, **kwargs):

@@ -9,10 +9,10 @@ import time
 import pytest
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer import choose, followup, model_files, wording
+from groundls.answer import followup, model_files, wording
 from groundls.answer import service as answer_service
 from groundls.answer.hygiene import loop_start
-from groundls.answer.prompt import list_request, system_prompt
+from groundls.answer.prompt import system_prompt
 from groundls.answer.service import AnswerService
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
@@ -450,15 +450,6 @@ def test_the_excerpt_budget_leaves_out_the_time_the_search_took_and_the_rest_of_
     longer = "where is it? " * 10
     assert svc._context_budget(model, longer, "en") < idle
     assert svc._context_budget(model, "どこにありますか", "ja") < idle
-
-
-def test_a_model_that_chooses_reads_the_list_request_too_so_its_excerpts_are_fewer():
-    plain, choosing = FakeModel(["x"]), ChoosingModel(["x"], [-0.1, -3.0])
-    plain.prefill_rate = choosing.prefill_rate = 100.0
-    svc, _ = service([UPLOAD], plain, context_tokens=900, first_token_s=5.0)
-    extra = estimate_llm_tokens(list_request("en")) + estimate_llm_tokens(choose.LIST_LEAD)
-    got = svc._context_budget(choosing, "where is it?", "en")
-    assert got == svc._context_budget(plain, "where is it?", "en") - extra
 
 
 def test_a_model_server_that_reads_the_whole_prompt_gets_the_system_prompt_counted_against_it():
@@ -930,24 +921,6 @@ def test_the_excerpt_the_model_chooses_is_named_to_it_and_recorded_with_the_answ
     assert "Excerpt [2] is the one that answers" in model.messages[-1]["content"]
     assert [s.n for s in ans.sources] == [1, 2]
     assert ans.citations[0].n == 2
-
-
-def test_the_choose_step_asks_for_the_list_of_answering_excerpts_over_the_same_excerpts():
-    model = ChoosingModel(["Set log_level in config.toml [2]."], [-3.0, -0.1])
-    read: list[str] = []
-    rate = model.next_token_logprobs
-
-    def reading(messages, lead, choices, **kw):
-        if lead == choose.LIST_LEAD:
-            read.append(messages[-1]["content"])
-        return rate(messages, lead, choices, **kw)
-
-    model.next_token_logprobs = reading
-    svc, _ = service([UPLOAD, LOGDOC], model, context_tokens=2000)
-    ans = svc.ask("where is the log level set?")
-    assert len(read) == 1 and read[0].endswith(list_request("en"))
-    assert "where is the log level set?" in read[0] and "[2]" in read[0]
-    assert ans.chosen == 2
 
 
 def test_when_the_model_chooses_the_first_excerpt_the_prompt_is_unchanged():

@@ -4,14 +4,6 @@ The model reads the answer's prompt (excerpts, question, reminder) and the first
 reply that names an excerpt; the next-token probability of each excerpt number is its choice.
 Nothing is generated, and the prompt read stays in the model's cache for the answer itself.
 
-A second reading asks for the list of excerpts that answer, as JSON, in the reminder's place
-(``prompt.list_messages``), and reads the list's first place as the first words of that reply.
-The two readings' log-probabilities are summed. Asked in Japanese, the first reading follows the
-label [1] wherever it stands; the list request reads the content more but loses some first
-excerpts that do answer; summed, each corrects the other (BENCHMARKS.md, lab
-``probe_choose.py --grammar``). Only the excerpts and the question are shared: the second
-reading costs the list request's tokens, which the answer's excerpt budget counts.
-
 The model favours ``[1]`` whatever is asked. That leaning is read once per language and number
 of excerpts from a prompt that says nothing (each excerpt "N/A", the question "N/A": contextual
 calibration), and a share of it is taken off each question's scores.
@@ -27,8 +19,6 @@ from groundls.answer import prompt
 
 #: The first words of a reply that names the excerpt which answers.
 LEAD = {"ja": "答えが書かれている抜粋は [", "en": "The excerpt that answers this is ["}
-#: The opening of the list the second reading asks for; the next token is an excerpt number.
-LIST_LEAD = '{"excerpts": ['
 #: The share of the model's content-free leaning to each excerpt number taken off its scores.
 #: All of it over-corrects: on the development sets the first excerpt, when it held the answer,
 #: was kept for 17 of 44 questions instead of 39 (BENCHMARKS.md, lab ``probe_choose.py``).
@@ -47,8 +37,6 @@ class Choice:
     scores: tuple[float, ...]
     #: the same for a prompt that asks nothing (the model's leaning to each number)
     prior: tuple[float, ...]
-    #: each excerpt number's log-probability as the first of the list of answering excerpts
-    listed: tuple[float, ...] = ()
 
 
 def _lead(language: str) -> str:
@@ -86,33 +74,22 @@ def choose(
     language: str,
     n: int,
     *,
-    listing: list[dict[str, str]] | None = None,
     cancel: threading.Event | None = None,
     deadline: float | None = None,
 ) -> Choice | None:
     """The excerpt of ``n`` that the model reads as the answer, once its leaning to each number
-    is partly taken off; ``listing``: the same prompt asking for the list of answering excerpts
-    (``prompt.list_messages``), read first and summed in. None: fewer than two excerpts, a model
-    that gives no probabilities (a model server), or stopped."""
+    is partly taken off. None: fewer than two excerpts, a model that gives no probabilities
+    (a model server), or stopped."""
     if n < 2 or not hasattr(model, "next_token_logprobs"):
         return None
     prior = _prior(model, language, n, cancel, deadline)
     if prior is None:
         return None
-    listed: list[float] = [0.0] * n
-    if listing is not None:
-        # read before the answer's own prompt, which then stays in the cache for the answer
-        got = model.next_token_logprobs(
-            listing, LIST_LEAD, _numbers(n), cancel=cancel, deadline=deadline
-        )
-        if got is None:
-            return None
-        listed = got
     scores = model.next_token_logprobs(
         messages, _lead(language), _numbers(n), cancel=cancel, deadline=deadline
     )
     if scores is None:
         return None
-    adjusted = [s - BIAS_SHARE * p + q for s, p, q in zip(scores, prior, listed, strict=True)]
+    adjusted = [s - BIAS_SHARE * p for s, p in zip(scores, prior, strict=True)]
     best = max(range(n), key=adjusted.__getitem__)
-    return Choice(best + 1, tuple(scores), prior, tuple(listed) if listing is not None else ())
+    return Choice(best + 1, tuple(scores), prior)

@@ -201,11 +201,6 @@ _USER = {
         "question": "Question:",
         "nothing": "N/A",
         "chosen": "Excerpt [{n}] is the one that answers this question: answer from it, citing [{n}].",
-        # the choose step's second reading (groundls.answer.choose): the reminder's place
-        "list": (
-            "Which of the excerpts above answer the question? Reply with JSON only: "
-            '{"excerpts": [numbers]}, the excerpt that answers it best first, or [] if none does.'
-        ),
         # Measured: ending the user turn with the "say it is not there" clause made the 1.5B
         # model answer "The workspace does not say." to answerable questions; rule 1 of the
         # system prompt already covers that case.
@@ -224,10 +219,6 @@ _USER = {
         "question": "質問:",
         "nothing": "なし",
         "chosen": "この質問に答えているのは抜粋 [{n}] です。その抜粋をもとに答え、[{n}] を付けてください。",
-        "list": (
-            "上の抜粋のうち、質問に答えているのはどれですか。JSON だけで返してください: "
-            '{"excerpts": [番号]}。最もよく答えている抜粋を先に、どれも答えていなければ [] にしてください。'
-        ),
         "reminder": (
             "上の抜粋だけを根拠に、質問への答えを日本語の文章で書いてください。"
             "使った抜粋の番号を、その文の末尾に [1] のように付けてください。"
@@ -311,30 +302,6 @@ def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": system_prompt(language)},
         {"role": "user", "content": _layout(words, context, words["nothing"], reminder)},
-    ]
-
-
-def list_request(language: Language) -> str:
-    """What the choose step asks in the reminder's place: the numbers of the excerpts that
-    answer, as JSON (see ``groundls.answer.choose``)."""
-    return _USER[language if language in _USER else "en"]["list"]
-
-
-def list_messages(
-    question: str,
-    excerpts: Sequence[Excerpt],
-    language: Language,
-    style: str = "text",
-    detail: str = "brief",
-) -> list[dict[str, str]]:
-    """The answer's prompt with its reminder replaced by :func:`list_request`: the same system
-    prompt, excerpts and question, so the model reads only the new last words."""
-    lang = language if language in _USER else "en"
-    words = _USER[lang]
-    context = "\n\n---\n\n".join(e.render() for e in excerpts) if excerpts else words["none"]
-    return [
-        {"role": "system", "content": system_prompt(language, style, detail)},
-        {"role": "user", "content": _layout(words, context, question.strip(), words["list"])},
     ]
 
 

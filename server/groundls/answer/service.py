@@ -27,8 +27,6 @@ from groundls.answer.prompt import (
     detect_language,
     excerpt_label,
     fit_excerpts,
-    list_messages,
-    list_request,
     system_prompt,
     user_prompt,
 )
@@ -367,9 +365,6 @@ class AnswerService:
         if not rate:
             return min(cap, FIRST_CONTEXT_TOKENS)
         rest = count(user_prompt(question, [], language, detail)) + CHAT_MARKUP_TOKENS
-        if hasattr(model, "next_token_logprobs"):
-            # the choose step's list request is read before the first token too
-            rest += count(list_request(language)) + count(choose.LIST_LEAD)
         if getattr(model, "reads_whole_prompt", False):
             rest += count(system_prompt(language, detail=detail))
         fit = int(rate * max(0.0, target - spent_s)) - rest
@@ -433,13 +428,7 @@ class AnswerService:
         # (the prompt read stays in its cache); a later one is named to it before it writes
         chose = time.perf_counter()
         choice = choose.choose(
-            model,
-            messages,
-            language,
-            len(excerpts),
-            listing=list_messages(question, excerpts, language, style, detail),
-            cancel=cancel,
-            deadline=deadline,
+            model, messages, language, len(excerpts), cancel=cancel, deadline=deadline
         )
         timing["choose_ms"] = _ms(chose)
         chosen = choice.excerpt if choice is not None else None
