@@ -16,6 +16,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,8 @@ def null_question(
 def choose(model: Any, messages: list[dict[str, str]], k: int, language: str) -> list[float]:
     """Each excerpt number's log-probability as the next token after the choose stage's lead
     (``LocalLLM.next_token_logprobs``, as the answer service reads it)."""
-    from groundls.answer import choose as choose_stage
-
     got = model.next_token_logprobs(
-        messages, choose_stage._lead(language), [str(n) for n in range(1, k + 1)]
+        messages, choose_stage._lead(language), choose_stage._numbers(k)
     )
     return [round(x, 3) for x in got or []]
 
@@ -81,10 +80,12 @@ def by_position(scores: list[float], order: str) -> list[float]:
     return scores[::-1] if order == "renumbered" else scores
 
 
+#: The list's opening as the grammar lets the model write it; the next token is a number or "]".
+LIST_LEAD = '{"excerpts": ['
 #: Other first words of a reply that names the answering excerpt, read after the answer's own
 #: prompt (``--leads``): the English lead whatever the question's language, and the opening of
 #: the JSON list the grammar step writes.
-OTHER_LEADS = {"en_lead": choose_stage.LEAD["en"], "json_lead": '{"excerpts": ['}
+OTHER_LEADS = {"en_lead": choose_stage.LEAD["en"], "json_lead": LIST_LEAD}
 
 #: The constrained first step: the reminder replaced by (``ask``) or followed by (``then``) a
 #: request for the numbers of the excerpts that answer, written as JSON under a grammar.
@@ -121,17 +122,11 @@ def asking(messages: list[dict[str, str]], language: str, form: str) -> list[dic
     return [*messages[:-1], {"role": "user", "content": content}]
 
 
-#: The list's opening as the grammar lets the model write it; the next token is a number or "]".
-LIST_LEAD = '{"excerpts": ['
-
-
 def listed(
     stream: Any, messages: list[dict[str, str]], k: int, language: str, form: str
 ) -> tuple[list[int], float]:
     """The excerpt numbers the model writes, greedily under a JSON-schema grammar, and the
     seconds it took (the prompt's new tail and the list)."""
-    import time
-
     from groundls.answer.runtime import GenerationStats
 
     schema = {
@@ -189,8 +184,6 @@ def main() -> int:
     args.extractive, args.served, args.style, args.warm_rewrites = False, "", None, False
     rows = []
     # the service's own choose stage off: the lab reads the prompt the model would answer
-    from groundls.answer import choose as choose_stage
-
     choose_stage.choose = lambda *_a, **_k: None  # type: ignore[assignment]
     for name in args.sets.split(","):
         workspace = bench_answers.open_workspace(name, args)
@@ -211,9 +204,7 @@ def main() -> int:
             if args.leads:
                 # the same prompt, other first words of the reply: no more to read than the lead
                 for name, lead in OTHER_LEADS.items():
-                    got = model.next_token_logprobs(
-                        messages, lead, [str(i) for i in range(1, n + 1)]
-                    )
+                    got = model.next_token_logprobs(messages, lead, choose_stage._numbers(n))
                     seen[name] = [round(x, 3) for x in got or []]
                 return iter(())
             if args.grammar:
@@ -223,7 +214,7 @@ def main() -> int:
                     got = model.next_token_logprobs(
                         asking(messages, seen["language"], form),
                         LIST_LEAD,
-                        [*(str(i) for i in range(1, n + 1)), "]}"],
+                        [*choose_stage._numbers(n), "]}"],
                     )
                     seen[f"{form}_lp"] = [round(x, 3) for x in got or []]
                     seen[form], seen[f"{form}_s"] = listed(
