@@ -281,7 +281,7 @@ def parser_for(language: str) -> Parser | None:
 #: it gives up and the file is chunked in line windows. Real files parse at several megabytes a
 #: second (commons-lang's 3.9 MB of Java: 0.45 s); over garbage, tree-sitter's error recovery
 #: grows much faster than the text (2,500 ``<!--`` in a Ruby file: 107 s;
-#: ``scripts/bench_hostile_files.py``). The one rule of the chunkers that reads a clock: only a
+#: ``scripts/lab/bench_hostile_files.py``). The one rule of the chunkers that reads a clock: only a
 #: file that would hold up the index for seconds is chunked differently on a slower machine.
 PARSE_SECONDS = 1.0
 PARSE_SECONDS_PER_MB = 5.0

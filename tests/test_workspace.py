@@ -13,7 +13,7 @@ from groundls.chunkers.textrules import is_cjk
 
 from groundls.config import Config
 from groundls.index import indexer
-from groundls.index.terms import match_expression, query_terms
+from groundls.index.storage.terms import match_expression, query_terms
 from groundls.results import InvalidChunkId, SearchFilters
 from groundls.search import searcher
 from groundls.workspace import Workspace
@@ -180,7 +180,7 @@ def test_interrupted_run_resumes_without_starting_over(
 
 def test_migrations_are_numbered_and_reopening_is_a_no_op(search_ws, tmp_path, fake_embedders):
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
-    from groundls.index.db import MIGRATIONS
+    from groundls.index.storage.db import MIGRATIONS
 
     version = workspace.store.conn.execute("PRAGMA user_version").fetchone()[0]
     assert version == len(MIGRATIONS)

@@ -23,13 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from groundls.answer import shared
+from groundls.answer.model import shared
 from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
-from groundls.index.documents import DocumentRefused, document_format, extract_bounded
-from groundls.index.spaces import PARTS_SPACE
-from groundls.index.store import FileRecord
-from groundls.index.walk import Skipped, WorkspaceWalker, read_text
+from groundls.index.embed.spaces import PARTS_SPACE
+from groundls.index.files.documents import DocumentRefused, document_format, extract_bounded
+from groundls.index.files.walk import Skipped, WorkspaceWalker, read_text
+from groundls.index.storage.store import FileRecord
 from groundls.workspace import Workspace
 
 #: Texts per tier when each embedding model is timed alone (enough for a stable rate).

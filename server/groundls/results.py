@@ -108,6 +108,29 @@ class ListPlace:
 
 
 @dataclass(frozen=True)
+class QuestionLanguage:
+    """What the search decided about a question's language (shown by ``--explain``)."""
+
+    #: "latin" or "cjk"
+    script: str
+    #: the question's language as guessed from its words ("en", "ja", "de", ...)
+    language: str
+    #: the spaces its own text was searched in, and each one's list weight
+    spaces: dict[str, float]
+    #: what happened to its English rewrite, in a few words
+    rewrite: str
+    #: the English words it was also searched with ("" = none)
+    searched_as: str
+    #: the passages of this language counted half ("" = none)
+    unlikely: str
+    #: its nearest Japanese and English passages' similarity, and its rewrite's
+    leaning: dict[str, float]
+    rewrite_leaning: dict[str, float]
+    #: it names things in Latin letters and the workspace mentions none of them
+    names_nothing_here: bool
+
+
+@dataclass(frozen=True)
 class Explanation:
     """Why a hit ranks where it does: the lists that found it and the signals that moved it."""
 
@@ -137,6 +160,8 @@ class SearchResult(Sequence[Hit]):
     notice: str = ""
     #: why each hit ranks where it does, in the order of ``hits`` (asked for with ``explain``)
     explanations: tuple[Explanation, ...] = ()
+    #: what the search decided about the question's language (asked for with ``explain``)
+    language: QuestionLanguage | None = None
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

@@ -11,7 +11,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
 
-from groundls.results import Answer, Citation, Explanation, Hit, IndexReport, SearchResult
+from groundls.results import (
+    Answer,
+    Citation,
+    Explanation,
+    Hit,
+    IndexReport,
+    QuestionLanguage,
+    SearchResult,
+)
 
 
 class Locator(Protocol):
@@ -118,6 +126,24 @@ def search_json(result: SearchResult, folder: Locator | None = None) -> dict[str
         ("searched_as" if folder is None else "searchedAs"): result.searched_as,
         "coverage": None if result.coverage is None else round(result.coverage, 3),
         "notice": result.notice,
+    } | ({"language": language_json(result.language, folder)} if result.language else {})
+
+
+def language_json(language: QuestionLanguage, folder: Locator | None = None) -> dict[str, Any]:
+    """What the search decided about a question's language (``explain``)."""
+    camel = folder is not None
+    return {
+        "script": language.script,
+        "language": language.language,
+        "spaces": language.spaces,
+        "rewrite": language.rewrite,
+        ("searchedAs" if camel else "searched_as"): language.searched_as,
+        "unlikely": language.unlikely,
+        "leaning": {k: round(v, 4) for k, v in language.leaning.items()},
+        ("rewriteLeaning" if camel else "rewrite_leaning"): {
+            k: round(v, 4) for k, v in language.rewrite_leaning.items()
+        },
+        ("namesNothingHere" if camel else "names_nothing_here"): language.names_nothing_here,
     }
 
 

@@ -17,17 +17,20 @@ from typing import Any
 
 import platformdirs
 
+from groundls.answer.model.shared import generating as answering_now
 from groundls.answer.service import AnswerService
-from groundls.chunkers.base import CHUNK_ID_RE
+from groundls.chunkers.base import CHUNK_ID_RE, KINDS
+from groundls.chunkers.textrules import display_width
 from groundls.config import Config, ServedEmbeddingsConfig
-from groundls.index import base as base_index
-from groundls.index.cluster import RayPlan, ray_build
-from groundls.index.documents import Extracted
-from groundls.index.embedders import Embedder, Embedders, EmbedderUnavailable
+from groundls.index.cluster import RayPlan, RayUnavailable, ray_build
+from groundls.index.embed.embedders import Embedder, Embedders, EmbedderUnavailable
+from groundls.index.embed.spaces import SERVED_SPACE, SpacePolicy
+from groundls.index.files.documents import Extracted
 from groundls.index.indexer import Indexer
-from groundls.index.layered import LayeredStore
-from groundls.index.spaces import SERVED_SPACE, SpacePolicy
-from groundls.index.store import Store
+from groundls.index.storage import base as base_index
+from groundls.index.storage.base import describe as describe_base
+from groundls.index.storage.layered import LayeredStore
+from groundls.index.storage.store import Store
 from groundls.results import (
     Hit,
     IndexProgress,
@@ -38,7 +41,22 @@ from groundls.results import (
     SearchResult,
     WorkspaceError,
 )
+from groundls.search.fusion import best_of
 from groundls.search.searcher import Searcher
+
+#: What the faces use of the stages behind a workspace, besides the result types: they import
+#: it from here, never from the stages themselves (tests/test_architecture.py).
+__all__ = [
+    "CHUNK_ID_RE",
+    "KINDS",
+    "RayPlan",
+    "RayUnavailable",
+    "Workspace",
+    "answering_now",
+    "best_of",
+    "describe_base",
+    "display_width",
+]
 
 log = logging.getLogger("groundls")
 
@@ -127,7 +145,7 @@ class Workspace:
         return manifest
 
     def export(self, dest: Path) -> base_index.Manifest:
-        """Write this index as a base for others (see ``groundls.index.base``)."""
+        """Write this index as a base for others (see ``groundls.index.storage.base``)."""
         if isinstance(self.store, LayeredStore):
             raise base_index.BaseRefused(
                 "this workspace's index is an overlay of a base: export from an index built"
@@ -328,7 +346,7 @@ class Workspace:
 
     def _english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
         """A Japanese question as English search words, by the answer model (if installed);
-        in a workspace without code, its meaning first (see groundls.answer.rewrite)."""
+        in a workspace without code, its meaning first (see groundls.answer.stages.rewrite)."""
         return self.answers.english_query(question, cancel, prose=not self.store.holds_code())
 
     @property
@@ -390,7 +408,7 @@ def _served_model(config: ServedEmbeddingsConfig, store: Store) -> Embedder:
     """The model server's embedder, told the dimension the index recorded for the same model
     (so a server that is down does not keep the index from opening); a model that cannot be
     used at all waits as an unavailable space, with its reason."""
-    from groundls.index.served import ServedEmbedder
+    from groundls.index.embed.served import ServedEmbedder
 
     recorded = store.spaces().get(SERVED_SPACE, {})
     dim = recorded.get("dim") if recorded.get("model") == config.model else None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from groundls.answer import cpu_buffers
+from groundls.answer.model import cpu_buffers
 
 
 class _Children:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from groundls.answer import choose
+from groundls.answer.stages import choose
 
 
 class _Model:

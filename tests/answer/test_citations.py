@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from groundls.answer.citations import (
+from groundls.answer.text.citations import (
     AnswerFieldStreamer,
     cited_numbers,
     citing_sentences,

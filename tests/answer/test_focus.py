@@ -1,6 +1,6 @@
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer.focus import ELISION, focus, question_terms, sentences, terms_of
+from groundls.answer.stages.focus import ELISION, focus, question_terms, sentences, terms_of
 
 
 def test_terms_are_stemmed_words_and_identifier_parts():

@@ -3,8 +3,9 @@ in a Japanese manual supports the same one written in ASCII, and the other way r
 
 from __future__ import annotations
 
-from groundls.answer import grounding
-from groundls.answer.grounding import (
+from groundls.answer.stages.prompt import instructions
+from groundls.answer.text import grounding
+from groundls.answer.text.grounding import (
     Evidence,
     drop_chinese,
     drop_instruction_echoes,
@@ -15,7 +16,6 @@ from groundls.answer.grounding import (
     specifics,
     written_language,
 )
-from groundls.answer.prompt import instructions
 
 
 def test_full_width_digits_are_the_same_numbers():

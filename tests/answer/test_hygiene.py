@@ -1,4 +1,4 @@
-from groundls.answer.hygiene import (
+from groundls.answer.text.hygiene import (
     LabelFilter,
     best_source,
     citations_to_line_ends,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from groundls.chunkers.textrules import question_language
 
-from groundls.answer import wording
-from groundls.answer.grounding import says_nothing, written_in
-from groundls.answer.prompt import build_messages, instructions, system_prompt
-from groundls.answer.rewrite import clean_reply
+from groundls.answer.stages.prompt import build_messages, instructions, system_prompt
+from groundls.answer.stages.rewrite import clean_reply
+from groundls.answer.text import wording
+from groundls.answer.text.grounding import says_nothing, written_in
 from tests.answer.test_service import UPLOAD, FakeModel, service
 
 

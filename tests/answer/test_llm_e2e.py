@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from groundls.chunkers.textrules import is_cjk
 
-from groundls.answer import model_files
-from groundls.answer.prompt import detect_language
+from groundls.answer.model import model_files
+from groundls.answer.stages.prompt import detect_language
 
 pytestmark = pytest.mark.slow
 
@@ -153,7 +153,7 @@ def test_cancel_while_the_prompt_is_read_stops_before_generating(service):
         cancel=cancel,
     )
     assert cancelled_at and ans.cut
-    # how fast prompt reading stops is measured by scripts/bench_answers.py, not here
+    # how fast prompt reading stops is measured by scripts/lab/bench_answers.py, not here
     assert tokens == [] or ans.timing["generated_tokens"] <= 3
 
 
@@ -266,8 +266,8 @@ def test_japanese_question_about_english_code_is_searched_in_english_too(tmp_pat
 
 
 def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(service):
-    from groundls.answer import runtime
-    from groundls.answer.prompt import build_messages
+    from groundls.answer.model import runtime
+    from groundls.answer.stages.prompt import build_messages
 
     model = service._model()
     question = build_messages("How do I roll back a deployment?", [], "en")
@@ -284,7 +284,7 @@ def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(s
 def test_choice_probabilities_are_the_same_when_the_cache_already_holds_the_lead(service):
     # an answer that began with the choose step's own lead leaves it (and more) in the cache:
     # the probabilities read after it must be the lead's, not those of the last token generated
-    from groundls.answer.prompt import build_messages
+    from groundls.answer.stages.prompt import build_messages
 
     model = service._model()
     messages = build_messages("How do I roll back a deployment?", [], "en")
@@ -300,7 +300,7 @@ def test_choice_probabilities_are_the_same_when_the_cache_already_holds_the_lead
 def test_a_model_loaded_but_never_asked_is_still_unloaded_when_idle():
     # the answer service loads the model while its search runs; when the search finds nothing
     # the model is never asked, and must not stay loaded for ever
-    from groundls.answer import runtime
+    from groundls.answer.model import runtime
 
     spec, _ = model_files.resolve_model("", True)
     model = runtime.LocalLLM(spec, n_ctx=512, idle_unload_s=60)
@@ -341,7 +341,7 @@ def test_a_follow_up_on_the_command_line_continues_the_last_conversation(tmp_pat
 
 
 def _excerpt(n: int, path: str, text: str):
-    from groundls.answer.prompt import Excerpt
+    from groundls.answer.stages.prompt import Excerpt
     from groundls.results import Hit
 
     lines = text.count("\n") + 1
@@ -357,8 +357,8 @@ def _excerpt(n: int, path: str, text: str):
     ],
 )
 def test_the_model_chooses_the_second_excerpt_when_only_it_answers(service, language, question):
-    from groundls.answer import choose
-    from groundls.answer.prompt import build_messages
+    from groundls.answer.stages import choose
+    from groundls.answer.stages.prompt import build_messages
 
     excerpts = [
         _excerpt(1, "docs/style.md", "Use four spaces for indentation and keep lines short."),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from groundls.answer import model_files, runtime
+from groundls.answer.model import model_files, runtime
 
 
 def make_parts(tmp_path, sizes=(5, 7, 3)):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from groundls.answer import passes
-from groundls.answer.prompt import Excerpt
+from groundls.answer.stages.prompt import Excerpt
+from groundls.answer.text import passes
 from groundls.results import Hit
 
 RETRY = Hit(

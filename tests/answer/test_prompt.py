@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer.prompt import (
+from groundls.answer.stages.prompt import (
     build_messages,
     detect_language,
     excerpt_header,

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from groundls.answer.rewrite import INSTRUCTION, PROSE_INSTRUCTION, QueryRewriter, clean_reply
+from groundls.answer.stages.rewrite import (
+    INSTRUCTION,
+    PROSE_INSTRUCTION,
+    QueryRewriter,
+    clean_reply,
+)
 
 
 class ScriptedModel:

@@ -1,6 +1,6 @@
 """The ``openai`` answer engine against real servers on 127.0.0.1 (slow).
 
-A real llama.cpp server (llama-cpp-python's, started through ``groundls.answer.llama_server`` so
+A real llama.cpp server (llama-cpp-python's, started through ``groundls.answer.model.llama_server`` so
 it runs on machines whose repacked CPU buffers crash it) serves the packaged model; the faults a
 real server does not make on demand (a malformed event stream, HTTP 500, a silent server) come
 from a plain socket server speaking real HTTP.
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from groundls.answer import model_files
-from groundls.answer.served import ServedLLM, ServedModelError
-from groundls.answer.thinking import ThinkFilter
+from groundls.answer.model import model_files
+from groundls.answer.model.served import ServedLLM, ServedModelError
+from groundls.answer.model.thinking import ThinkFilter
 from groundls.config import AnswerConfig, Config
 from groundls.workspace import Workspace
 
@@ -149,7 +149,7 @@ needs_model = pytest.mark.skipif(
 def _start_llama(port: int, *extra: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "groundls.answer.llama_server", "--host", "127.0.0.1",
+            sys.executable, "-m", "groundls.answer.model.llama_server", "--host", "127.0.0.1",
             "--port", str(port), "--model_alias", "qwen", "--n_ctx", "4096", *extra,
         ],
         stdout=subprocess.DEVNULL,

@@ -9,11 +9,13 @@ import time
 import pytest
 from groundls.chunkers.textrules import estimate_llm_tokens
 
-from groundls.answer import followup, model_files, wording
 from groundls.answer import service as answer_service
-from groundls.answer.hygiene import loop_start
-from groundls.answer.prompt import system_prompt
+from groundls.answer.model import model_files
 from groundls.answer.service import AnswerService
+from groundls.answer.stages import followup
+from groundls.answer.stages.prompt import system_prompt
+from groundls.answer.text import wording
+from groundls.answer.text.hygiene import loop_start
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
 

@@ -10,7 +10,7 @@ import pypdfium2 as pdfium
 import pytest
 from groundls.chunkers import chunk_file
 
-from groundls.index.documents import DocumentRefused, extract, extract_bounded, place_at
+from groundls.index.files.documents import DocumentRefused, extract, extract_bounded, place_at
 from tests.documents import sources
 
 
@@ -200,7 +200,7 @@ def test_a_reader_that_runs_out_of_memory_is_refused_and_this_process_lives_on(
 def test_a_reader_that_fails_names_no_path_and_no_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from groundls.index.documents import child
+    from groundls.index.files.documents import child
 
     def trips(path: str, data: bytes) -> None:
         raise ValueError(f"unexpected object at {tmp_path}/deep/inside")

@@ -1,4 +1,4 @@
-"""The vector graph of very large spaces (``groundls.index.ann``): recall against exact search,
+"""The vector graph of very large spaces (``groundls.index.storage.ann``): recall against exact search,
 filters, writes, and the copy kept beside the index."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from groundls.config import Config
-from groundls.index import ann, reads
-from groundls.index.ann import AnnCopy
-from groundls.index.vector_copies import VectorMatrix
+from groundls.index.storage import ann, reads
+from groundls.index.storage.ann import AnnCopy
+from groundls.index.storage.vector_copies import VectorMatrix
 from groundls.workspace import Workspace
 
 
@@ -116,10 +116,10 @@ def test_the_models_load_after_the_vector_graph_in_one_process():
     # usearch loads its kernels with RTLD_GLOBAL; onnxruntime loaded afterwards used to crash
     code = (
         "import numpy as np\n"
-        "from groundls.index.ann import AnnCopy\n"
+        "from groundls.index.storage.ann import AnnCopy\n"
         "v = np.eye(4, dtype=np.float32)\n"
         "AnnCopy.build(((i, v[i].tobytes(), 'code', 'py') for i in range(4)), 4, None)\n"
-        "from groundls.index.embedders import Embedders\n"
+        "from groundls.index.embed.embedders import Embedders\n"
         "print(Embedders().get('minilm').embed(['hello']).shape)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

@@ -16,10 +16,10 @@ import pytest
 
 from groundls.cli.main import main as cli
 from groundls.config import Config
-from groundls.index import base as base_index
-from groundls.index import fts_totals
-from groundls.index.db import connect
-from groundls.index.terms import match_expression
+from groundls.index.storage import base as base_index
+from groundls.index.storage import fts_totals
+from groundls.index.storage.db import connect
+from groundls.index.storage.terms import match_expression
 from groundls.workspace import Workspace
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "search_ws"
@@ -242,18 +242,18 @@ def test_search_over_a_base_and_its_overlay_ranks_as_one_index_of_the_workspace(
             assert mine_best[:2] == whole_best[1::-1], question
             swapped += 1
         overlap += len(set(mine_best) & set(whole_best))
-        assert all(h.path != "answer/passes.py" for h in layered.search(question).hits)
+        assert all(h.path != "answer/text/passes.py" for h in layered.search(question).hits)
     assert swapped <= 1
     assert overlap >= 0.9 * 5 * len(questions)
     hits = layered.search("quarantine_upload").hits
-    assert hits[0].path == "index/store.py"
+    assert hits[0].path == "index/storage/store.py"
     # the edited file's keyword scores are on the base's scale: within the difference that the
     # overlay's own average chunk length makes, not the overlay's own (tiny) document counts
     for terms in (["chunk", "vector", "transaction"], ["file", "checksum"], ["quarantine"]):
         expression = match_expression(terms)
         mine_scores = keyword_scores(layered, expression)
         whole_scores = keyword_scores(whole, expression)
-        edited = [c for c in mine_scores if c[0] == "index/store.py" and c in whole_scores]
+        edited = [c for c in mine_scores if c[0] == "index/storage/store.py" and c in whole_scores]
         assert edited, terms
         for chunk in edited:
             assert mine_scores[chunk] == pytest.approx(whole_scores[chunk], rel=0.2), terms

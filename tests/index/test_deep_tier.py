@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from groundls.config import Config
-from groundls.index.embedders import E5Embedder, MiniLMEmbedder
+from groundls.index.embed.embedders import E5Embedder, MiniLMEmbedder
 from groundls.results import SearchFilters
 from groundls.workspace import Workspace
 from tests.helpers.fakes import FakeEmbedder

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from groundls.config import Config
-from groundls.index import fts_totals
-from groundls.index.terms import match_expression
+from groundls.index.storage import fts_totals
+from groundls.index.storage.terms import match_expression
 from groundls.workspace import Workspace
 
 
@@ -66,7 +66,7 @@ def test_a_new_chunker_leaves_the_keyword_totals_of_a_fresh_index(
     fresh = fts_totals.totals(workspace.store.conn)
     # a chunker that describes every chunk anew rewrites every keyword row
     monkeypatch.setattr("groundls.index.indexer.CHUNKER_VERSION", -1)
-    monkeypatch.setattr("groundls.index.store._names", lambda chunk: "renamed")
+    monkeypatch.setattr("groundls.index.storage.store._names", lambda chunk: "renamed")
     workspace.index()
     assert fts_totals.totals(workspace.store.conn) == fresh
 

@@ -17,7 +17,7 @@ import pytest
 
 from groundls.config import Config
 from groundls.index import cluster as ray_cluster
-from groundls.index.store import Store
+from groundls.index.storage.store import Store
 from groundls.results import IndexProgress
 from groundls.workspace import Workspace
 

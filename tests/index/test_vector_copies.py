@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import groundls.index.reads
+import groundls.index.storage.reads
 from groundls.results import SearchFilters
 
 
@@ -15,7 +15,7 @@ def test_matrix_knn_matches_sqlite_vec_and_follows_writes(
     query = fake_embedders["static"].embed(["upload retry bucket"])[0]
     exact = store.knn("static", query, 5)  # sqlite-vec (index below the threshold)
     exact_docs = store.knn("static", query, 5, SearchFilters(kinds=("doc",)))
-    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
+    monkeypatch.setattr(groundls.index.storage.reads, "LARGE_INDEX", 1)
     assert store._matrix("static") is not None
     fast = store.knn("static", query, 5)
     assert [r for r, _ in fast] == [r for r, _ in exact]
@@ -37,7 +37,7 @@ def test_sentence_vector_copy_matches_sqlite_vec_and_follows_edits(
     store = indexed_search_ws.store
     query = fake_embedders["use"].embed(["ログレベルは環境変数 で変更できます。"])[0]
     exact = store.knn("use", query, 5, by_sentence=True)
-    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
+    monkeypatch.setattr(groundls.index.storage.reads, "LARGE_INDEX", 1)
     assert store._matrix("use_parts") is not None
     fast = store.knn("use", query, 5, by_sentence=True)
     assert [r for r, _ in fast] == [r for r, _ in exact] and fast
@@ -62,7 +62,7 @@ def _embeddings(n: int, dim: int, seed: int = 3) -> np.ndarray:
 
 
 def test_projected_prefilter_finds_the_exact_nearest_neighbours():
-    from groundls.index.vector_copies import VectorMatrix
+    from groundls.index.storage.vector_copies import VectorMatrix
 
     rows = _embeddings(30_000, 384)
     kinds = ["code" if i % 3 else "doc" for i in range(len(rows))]
@@ -80,7 +80,7 @@ def test_projected_prefilter_finds_the_exact_nearest_neighbours():
 
 
 def test_rows_added_and_removed_keep_their_projection_in_step():
-    from groundls.index.vector_copies import VectorMatrix
+    from groundls.index.storage.vector_copies import VectorMatrix
 
     rows = _embeddings(5_000, 256)
     matrix = VectorMatrix(np.arange(4_000), rows[:4_000], ["code"] * 4_000, ["python"] * 4_000)
@@ -105,6 +105,6 @@ def test_warm_loads_the_copies_of_large_spaces_before_the_first_search(
     assert (
         indexed_search_ws.store._copies.tables == set()
     )  # small index: sqlite-vec answers, nothing to load
-    monkeypatch.setattr(groundls.index.reads, "LARGE_INDEX", 1)
+    monkeypatch.setattr(groundls.index.storage.reads, "LARGE_INDEX", 1)
     indexed_search_ws.warm()
     assert indexed_search_ws.store._copies.tables == {"static", "use", "use_parts"}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from groundls.config import Config
-from groundls.index import walk as walk_module
-from groundls.index.ignore import compile_rules
-from groundls.index.walk import (
+from groundls.index.files import walk as walk_module
+from groundls.index.files.ignore import compile_rules
+from groundls.index.files.walk import (
     LONG_LINE,
     Skipped,
     WorkspaceFile,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from groundls.answer import model_files
-from groundls.index.embedders import QueryFirst
+from groundls.answer.model import model_files
+from groundls.index.embed.embedders import QueryFirst
 from groundls.results import Cancelled, SearchFilters
 from tests.helpers.raw_lsp import RawServer, frame
 

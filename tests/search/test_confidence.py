@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from groundls.results import Hit
-from groundls.search import searcher
+from groundls.search import confidence
 from groundls.search.query import analyse
 
 QUESTION = "起動時にカーネルが出したメッセージを後から確認する方法"
@@ -22,8 +22,8 @@ def _confidence(hit: Hit, rarity: dict[str, float] | None = None) -> tuple[str, 
     asked = analyse(QUESTION)
     # the search goes on with the rewrite's words, the question's own text and script kept
     q = replace(analyse(REWRITE), text=asked.text, script=asked.script)
-    words = searcher._words_it_can_hold(hit, q, asked)
-    return searcher._confidence(q, 1, {1: hit}, {}, [], {}, words, rarity or {})
+    words = confidence.words_it_can_hold(hit, q, asked)
+    return confidence.confidence(q, 1, {1: hit}, {}, [], {}, words, rarity or {})
 
 
 def test_a_japanese_passage_is_judged_by_the_questions_own_japanese_words():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from groundls.chunkers.textrules import split_identifier
 
-from groundls.index.terms import index_terms
+from groundls.index.storage.terms import index_terms
 from groundls.results import Hit
 from groundls.search.fusion import (
     RankedList,

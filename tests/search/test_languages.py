@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundls.results import Hit, SearchFilters
+from groundls.search import language as language_module
 from groundls.search import searcher as searcher_module
 from groundls.search import signals
 from groundls.search.fusion import RankedList
+from groundls.search.language import LanguageDecision
+from groundls.search.lists import Evidence
 from groundls.search.query import analyse
-from groundls.search.searcher import _Evidence
+from groundls.search.vectors import embed_queries
 from groundls.workspace import Workspace
 from tests.test_workspace import open_workspace
 
@@ -56,8 +59,10 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
         filled = {"static", "use"}
 
         def unlikely(question: str, rewrite: str) -> str | None:
-            own = searcher._leaning(question, SearchFilters(), filled)
-            return searcher._unlikely_language(own, analyse(rewrite), SearchFilters(), filled)
+            stage = searcher.language
+            own = stage._leaning(question, SearchFilters(), filled)
+            theirs = stage._leaning(analyse(rewrite).text, SearchFilters(), filled)
+            return language_module.judge(own, theirs)
 
         assert unlikely("uploads 再試行", "failed uploads are retried three times") == "ja"
         assert unlikely("ログ の 保存 期間 は ？", "journald keeps logs seven days") == "en"
@@ -74,8 +79,8 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
 
 
 def test_the_judge_gives_no_verdict_when_its_two_sums_are_too_close_to_call():
-    verdict = searcher_module._verdict
-    margin = searcher_module.JUDGE_MARGIN
+    verdict = language_module.verdict
+    margin = language_module.JUDGE_MARGIN
     assert verdict({"ja": 1.20, "en": 1.20 + 2 * margin}) == "ja"  # English nearer: ja unlikely
     assert verdict({"ja": 1.20 + 2 * margin, "en": 1.20}) == "en"
     # a near-identical rewrite must not turn it: within the margin both lists stay whole
@@ -100,13 +105,15 @@ def test_the_questions_own_lists_reach_the_likely_languages_passages_beyond_the_
         english = workspace.store.chunk_at("docs/retry.md", 3)
         assert english is not None
         rowid = workspace.store.chunk_rowid(english.chunk_id)
-        vectors = searcher._query_vectors([("static", q.text), ("use", q.text)])
-        found = _Evidence()
-        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, vectors)
+        vectors = embed_queries(searcher.models, [("static", q.text), ("use", q.text)])
+        spaces = searcher.language.space_weights(q, {"static", "use"})
+        found = Evidence()
+        searcher.lists.vector_lists(LanguageDecision(q, spaces), filters, 10, found, vectors)
         own = next(x for x in found.lists if x.name == "vector:use")
         assert rowid not in own.ids  # fifteen Japanese sections fill its ten places
-        found = _Evidence()
-        searcher._vector_lists(q, filters, 10, {"static", "use"}, found, vectors, unlikely="ja")
+        found = Evidence()
+        split = LanguageDecision(q, spaces, unlikely="ja")
+        searcher.lists.vector_lists(split, filters, 10, found, vectors)
         likely = next(x for x in found.lists if x.name == "vector:use")
         other = next(x for x in found.lists if x.name == "vector:use:ja")
         assert rowid in likely.ids and likely.weight == other.weight
@@ -153,8 +160,11 @@ def test_a_japanese_questions_own_text_is_not_embedded_in_the_spaces_that_read_e
     try:
         searcher = workspace.searcher
         filled = {"static", "use"}
-        assert set(searcher._space_weights(analyse("ログ の 保存 期間"), filled)) == {"use"}
-        assert set(searcher._space_weights(analyse("how long logs are kept"), filled)) == filled
+        assert set(searcher.language.space_weights(analyse("ログ の 保存 期間"), filled)) == {"use"}
+        assert (
+            set(searcher.language.space_weights(analyse("how long logs are kept"), filled))
+            == filled
+        )
     finally:
         workspace.close()
 
@@ -229,7 +239,7 @@ def test_a_question_in_another_language_is_searched_by_meaning_and_its_translati
         searcher = workspace.searcher
         german = "Wie oft werden fehlgeschlagene Uploads wiederholt?"
         # its own words go to the multilingual spaces only, as a Japanese question's do
-        assert set(searcher._space_weights(analyse(german), {"static", "use"})) == {"use"}
+        assert set(searcher.language.space_weights(analyse(german), {"static", "use"})) == {"use"}
         # without a translation, its words (none of them in the workspace) refuse nothing
         searcher.rewrite = lambda text, cancel=None: None
         assert workspace.search(german).coverage is None

@@ -74,7 +74,7 @@ def test_an_encoder_reads_the_head_of_a_long_text_that_fits_its_window():
 
 
 def test_each_model_embeds_only_as_much_of_a_question_as_its_window_holds():
-    from groundls.index.embedders import QUERY_TOKENS, Embedders
+    from groundls.index.embed.embedders import QUERY_TOKENS, Embedders
     from tests.helpers.fakes import FakeEmbedder
 
     class Recording(FakeEmbedder):

@@ -10,17 +10,12 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any, Protocol
 
-from groundls.answer import (
-    choose,
-    followup,
-    hygiene,
-    model_files,
-    shared,
-    wording,
-)
-from groundls.answer.check import PLACES, check, citation_of, places_to_look
-from groundls.answer.focus import TokenCounter, question_terms
-from groundls.answer.prompt import (
+from groundls.answer.model import model_files, shared
+from groundls.answer.model.served import ServedLLM
+from groundls.answer.stages import choose, followup
+from groundls.answer.stages.check import PLACES, check, citation_of, places_to_look
+from groundls.answer.stages.focus import TokenCounter, question_terms
+from groundls.answer.stages.prompt import (
     Excerpt,
     Language,
     build_messages,
@@ -30,10 +25,10 @@ from groundls.answer.prompt import (
     system_prompt,
     user_prompt,
 )
-from groundls.answer.rewrite import QueryRewriter
-from groundls.answer.served import ServedLLM
-from groundls.answer.wording import say
-from groundls.answer.write import write
+from groundls.answer.stages.rewrite import QueryRewriter
+from groundls.answer.stages.write import write
+from groundls.answer.text import hygiene, wording
+from groundls.answer.text.wording import say
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.results import (
@@ -151,7 +146,7 @@ class AnswerService:
     ) -> str | None:
         """The question as English search words by the answer model (None: no model, busy,
         cancelled or no usable reply; ``prose``: the workspace holds no code); see
-        :mod:`groundls.answer.rewrite`. A question in another language than Japanese is
+        :mod:`groundls.answer.stages.rewrite`. A question in another language than Japanese is
         translated."""
         translate = detect_language(question) not in ("en", "ja")
         return self._rewriter.english(

@@ -13,7 +13,6 @@ from datetime import datetime, timezone
 from typing import Any
 
 from groundls import wire
-from groundls.chunkers.textrules import display_width
 from groundls.cli.common import (
     CliError,
     add_common,
@@ -23,7 +22,7 @@ from groundls.cli.common import (
     run_batch,
 )
 from groundls.results import MAX_ASK_K, AnswerError, Citation, SearchFilters
-from groundls.workspace import Workspace
+from groundls.workspace import Workspace, display_width
 
 
 def register(sub: Any) -> None:

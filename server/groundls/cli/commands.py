@@ -24,9 +24,8 @@ from groundls.cli.common import (
     run_deep,
     run_index,
 )
-from groundls.index import base as base_index
-from groundls.index.cluster import RayPlan, RayUnavailable
-from groundls.results import Explanation, Hit
+from groundls.results import Explanation, Hit, QuestionLanguage
+from groundls.workspace import RayPlan, RayUnavailable, describe_base
 
 
 def register(sub: Any) -> None:
@@ -184,12 +183,27 @@ def _print_hits(hits: Sequence[Hit], explanations: Sequence[Explanation] = ()) -
 
 
 def _print_ranking(ranking: dict[str, Any]) -> None:
-    """The list weights in force (see groundls.search.searcher.Searcher.weights)."""
+    """The list weights in force (see groundls.search.lists.weights_in_force)."""
     for language in ("english", "japanese"):
         weights = ", ".join(f"{name} {w:g}" for name, w in ranking[language].items() if w)
         print(f"ranking, {language} questions: {weights}")
     for rule in ranking["per_question"]:
         print(f"  per question: {rule}")
+
+
+def _print_language(language: QuestionLanguage) -> None:
+    """The language stage's decision, before the explained hits."""
+    spaces = ", ".join(f"{space} {w:g}" for space, w in language.spaces.items())
+    print(f"question: {language.language} ({language.script}); own words searched in: {spaces}")
+    searched = f" as {language.searched_as!r}" if language.searched_as else ""
+    print(f"  English rewrite: {language.rewrite}{searched}")
+    if language.leaning:
+        lean = ", ".join(f"{k} {v:.3f}" for k, v in language.leaning.items())
+        print(f"  nearest passage by language: {lean}")
+    if language.unlikely:
+        print(f"  passages in {language.unlikely!r} count half (the unlikely answer)")
+    if language.names_nothing_here:
+        print("  it names nothing in this workspace")
 
 
 def _print_explanation(why: Explanation) -> None:
@@ -224,6 +238,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.search_json(result), ensure_ascii=False))
     else:
+        if result.language is not None:
+            _print_language(result.language)
         _print_hits(result, result.explanations)
         if result:
             print(f"confidence: {result.confidence} ({result.reason})")
@@ -284,7 +300,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for space, why in out["unavailable"].items():
         print(f"  {space}: waiting ({why})")
     if out["base"]:
-        print(base_index.describe(out["base"]))
+        print(describe_base(out["base"]))
     answers = out["answers"]
     state = "loaded" if answers["loaded"] else "not loaded (loads on the first question)"
     load = f", loaded in {answers['load_ms']:.0f} ms" if answers.get("load_ms") else ""

@@ -22,9 +22,8 @@ from rich.progress import (
 )
 
 from groundls.config import Config
-from groundls.index.cluster import RayPlan
 from groundls.results import MAX_K, IndexProgress, IndexReport, SearchFilters, WorkspaceError
-from groundls.workspace import Workspace
+from groundls.workspace import RayPlan, Workspace
 
 #: Deep-tier chunks embedded between progress-bar updates.
 DEEP_STEP = 64

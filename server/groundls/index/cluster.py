@@ -25,11 +25,11 @@ import numpy as np
 
 from groundls.chunkers import Chunk
 from groundls.config import Config
-from groundls.index.embedders import Embedders
-from groundls.index.embedding import embed_chunks
+from groundls.index.embed.embedders import Embedders
+from groundls.index.embed.embedding import embed_chunks
+from groundls.index.embed.spaces import PARTS_SPACE, SERVED_SPACE, SpacePolicy
+from groundls.index.files.walk import WorkspaceFile
 from groundls.index.indexer import BuildStep, Built, chunk_visible
-from groundls.index.spaces import PARTS_SPACE, SERVED_SPACE, SpacePolicy
-from groundls.index.walk import WorkspaceFile
 from groundls.results import IndexReport
 
 log = logging.getLogger("groundls.index")

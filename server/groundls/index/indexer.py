@@ -16,8 +16,11 @@ from pathlib import Path
 
 from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file
 from groundls.config import Config
-from groundls.index import secrets as secrets_redaction
-from groundls.index.documents import (
+from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
+from groundls.index.embed.embedding import ChunkVectors, blob_of, embed_chunks
+from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
+from groundls.index.files import secrets as secrets_redaction
+from groundls.index.files.documents import (
     EXTRACTOR_VERSION,
     DocumentRefused,
     Extracted,
@@ -25,12 +28,9 @@ from groundls.index.documents import (
     extract_bounded,
     place_at,
 )
-from groundls.index.documents.bounded import MAX_DOCUMENT_BYTES
-from groundls.index.embedders import Embedders, EmbedderUnavailable
-from groundls.index.embedding import ChunkVectors, blob_of, embed_chunks
-from groundls.index.spaces import PARTS_SPACE, SpacePolicy
-from groundls.index.store import FileRecord, SpaceInfo, Store
-from groundls.index.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
+from groundls.index.files.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.index.storage.store import FileRecord, SpaceInfo, Store
 from groundls.results import IndexProgress, IndexReport
 
 log = logging.getLogger("groundls.index")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.results import MAX_ASK_K, MAX_K, SearchFilters
 from groundls.typed import Invalid, describe, structure
+from groundls.workspace import CHUNK_ID_RE, KINDS
 
 SEARCH = "groundls.search"
 SIMILAR = "groundls.similar"

@@ -30,8 +30,7 @@ from groundls.results import (
     IndexReport,
     SearchResult,
 )
-from groundls.search.fusion import best_of
-from groundls.workspace import NotReadable
+from groundls.workspace import NotReadable, best_of
 
 log = logging.getLogger("groundls.lsp.commands")
 

@@ -29,7 +29,6 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from groundls import __version__
-from groundls.answer import shared
 from groundls.config import Config
 from groundls.lsp.args import ArgError, one_object, parse
 from groundls.lsp.commands import COMMANDS, Call, Command, NotFound
@@ -44,6 +43,7 @@ from groundls.lsp.settings import (
 )
 from groundls.redact import redact, redact_error_data
 from groundls.results import Cancelled
+from groundls.workspace import answering_now
 
 log = logging.getLogger("groundls.lsp")
 
@@ -198,7 +198,7 @@ class GroundServer(LanguageServer):
             config=self.config,
             open_workspace=self.open_workspace,
             make_sink=self.make_sink,
-            busy_elsewhere=shared.generating,
+            busy_elsewhere=answering_now,
         )
 
     def start_folder(self, folder: Folder) -> None:

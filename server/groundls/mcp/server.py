@@ -27,8 +27,6 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from groundls import __version__
-from groundls.answer import shared
-from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.config import Config
 from groundls.mcp import text
 from groundls.redact import redact
@@ -41,7 +39,7 @@ from groundls.results import (
     SearchFilters,
 )
 from groundls.typed import clean_text
-from groundls.workspace import Workspace
+from groundls.workspace import CHUNK_ID_RE, KINDS, Workspace, answering_now
 
 log = logging.getLogger("groundls.mcp")
 
@@ -112,7 +110,7 @@ class Engine:
         written makes it wait."""
         try:
             while not self._stop.is_set():
-                if shared.generating():
+                if answering_now():
                     self._stop.wait(0.5)
                     continue
                 if workspace.fill_deep(max_chunks=self.DEEP_SLICE, cancel=self._stop) == 0:

@@ -11,8 +11,8 @@ from typing import Any
 from typing_extensions import NotRequired, TypedDict
 
 from groundls import wire
-from groundls.index import base as base_index
 from groundls.results import Answer, Citation, Hit, SearchResult
+from groundls.workspace import describe_base
 
 CONFIDENCE_MEANING = (
     "confidence: high = a hit defines the asked name, or the keyword and meaning lists agree on "
@@ -205,7 +205,7 @@ def status_text(status: dict[str, Any]) -> str:
         + (f" (last run: {status['last_run']})" if status.get("last_run") else ""),
     ]
     if status.get("base"):
-        lines.append(base_index.describe(status["base"]))
+        lines.append(describe_base(status["base"]))
     for tier in status["tiers"]:
         lines.append(
             f"tier {tier['space']}: {tier['model']} - {tier['filled']} of {tier['wanted']} chunks"

@@ -21,6 +21,11 @@ RRF_K = 60
 #: SEMBLE-PUB fell 0.897 -> 0.890 at 10.
 RRF_K_CJK = 5
 
+#: Candidates taken from each list before fusion.
+CANDIDATES = 50
+#: How much deeper a list searches when it is split by passage language or filtered by path.
+DEEPER = 4
+
 T = TypeVar("T")
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from groundls.chunkers.textrules import STOPWORDS, is_cjk, question_language, split_identifier
-from groundls.index.terms import query_terms
+from groundls.index.storage.terms import query_terms
 
 _SYMBOL_QUERY = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?")
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")

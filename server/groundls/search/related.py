@@ -14,8 +14,8 @@ from collections.abc import Collection
 
 import numpy as np
 
-from groundls.index.store import Store
-from groundls.index.terms import index_terms, match_expression
+from groundls.index.storage.store import Store
+from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import Hit, SearchFilters
 from groundls.search.fusion import RankedList, rrf
 from groundls.search.signals import noise

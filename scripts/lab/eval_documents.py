@@ -1,0 +1,201 @@
+"""A manual printed to PDF against the same manual indexed from its HTML (or Markdown), scored
+by content: a hit counts for an expected section when most of the shorter of the two texts is
+shared (character 5-grams), so the PDF, whose lines are not the HTML's, is scored the same way
+as the HTML it was printed from.
+
+Usage: python scripts/lab/eval_documents.py --work /tmp/ge --set devref-ja [--set ...] [--deep]
+
+The PDF is one file per set: the set's pages in name order, their bodies joined and printed by
+Chromium with its running header and footer (date, title, address, page numbers), as a browser
+prints a manual. The HTML side is the set's own corpus. Both are indexed and searched here,
+in-process, through the same workspace API the CLI uses; nDCG@10 with binary gain, each
+expected section credited once (as ``score.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import eval_retrieval  # noqa: E402
+
+from groundls.config import Config  # noqa: E402
+from groundls.results import SearchFilters  # noqa: E402
+from groundls.workspace import Workspace  # noqa: E402
+
+_BODY = re.compile(r"<body[^>]*>(.*?)</body\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+_SCRIPT = re.compile(r"<(script|style)[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_MARKUP = re.compile(r"[#|*`>\-_=]+")
+#: Share of the shorter text's 5-grams the two must have in common to count as the same place.
+SHARED = 0.5
+
+
+def _plain(text: str) -> str:
+    """Text without tags, markup or spaces: what a reader sees, comparable across formats."""
+    text = html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", text)))
+    return re.sub(r"\s+", "", _MARKUP.sub(" ", text))
+
+
+def _grams(text: str, n: int = 5) -> set[str]:
+    plain = _plain(text)
+    return {plain[i : i + n] for i in range(max(0, len(plain) - n + 1))}
+
+
+def _same_place(hit: set[str], expected: set[str]) -> bool:
+    if not hit or not expected:
+        return False
+    return len(hit & expected) / min(len(hit), len(expected)) >= SHARED
+
+
+def build_pdf(corpus: Path, out: Path) -> Path:
+    """The corpus's pages (HTML, or Markdown through pandoc) as one PDF printed by Chromium."""
+    if out.exists():
+        return out
+    bodies = []
+    for page in sorted(corpus.rglob("*")):
+        if page.suffix in (".html", ".htm"):
+            source = page.read_text(encoding="utf-8", errors="replace")
+            match = _BODY.search(source)
+            bodies.append(_SCRIPT.sub("", match.group(1) if match else source))
+        elif page.suffix == ".md":
+            done = subprocess.run(
+                ["pandoc", "-f", "markdown", "-t", "html", str(page)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            bodies.append(done.stdout)
+    style = (
+        "body{font-family:'IPAPGothic','IPAGothic',sans-serif;font-size:11pt}"
+        ".page{page-break-before:always}pre{white-space:pre-wrap}"
+    )
+    joined = "".join(f'<div class="page">{b}</div>' for b in bodies)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "manual.html"
+        src.write_text(
+            f'<!doctype html><html><head><meta charset="utf-8"><title>manual</title>'
+            f"<style>{style}</style></head><body>{joined}</body></html>",
+            encoding="utf-8",
+        )
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--print-to-pdf={out}",
+                src.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=1800,
+            env={**os.environ, "HOME": tmp},
+        )
+    return out
+
+
+def _expected_texts(corpus: Path, query: dict) -> list[set[str]]:  # type: ignore[type-arg]
+    out = []
+    for e in query["expected"]:
+        lines = (corpus / e["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
+        out.append(_grams("\n".join(lines[e["start_line"] - 1 : e["end_line"]])))
+    return out
+
+
+def _ndcg(ranked: list[set[str]], expected: list[set[str]], k: int = 10) -> tuple[float, bool]:
+    """nDCG@k, binary gain, each expected section credited once; and whether rank 1 is right."""
+    credited: set[int] = set()
+    dcg = 0.0
+    first = False
+    for rank, hit in enumerate(ranked[:k], start=1):
+        for i, wanted in enumerate(expected):
+            if i not in credited and _same_place(hit, wanted):
+                credited.add(i)
+                dcg += 1 / math.log2(rank + 1)
+                first = first or rank == 1
+                break
+    ideal = sum(1 / math.log2(r + 1) for r in range(1, min(k, len(expected)) + 1))
+    return dcg / ideal, first
+
+
+def score(root: Path, index: Path, queries: list[dict], corpus: Path, deep: bool) -> dict:  # type: ignore[type-arg]
+    config, _ = Config.from_dict({})
+    workspace = Workspace.open(root, config, index)
+    try:
+        started = time.perf_counter()
+        report = workspace.index()
+        index_s = time.perf_counter() - started
+        if deep:
+            workspace.fill_deep()
+        figures, firsts, per = [], [], {}
+        for q in queries:
+            if not q["expected"]:
+                continue
+            hits = workspace.search(q["query"], SearchFilters(k=10)).hits
+            ndcg, first = _ndcg([_grams(h.text) for h in hits], _expected_texts(corpus, q))
+            figures.append(ndcg)
+            firsts.append(first)
+            per[q["id"]] = round(ndcg, 3)
+        return {
+            "ndcg@10": round(sum(figures) / len(figures), 3),
+            "first": round(sum(firsts) / len(firsts), 3),
+            "queries": len(figures),
+            "chunks": workspace.stats()["chunks"],
+            "index_s": round(index_s, 1),
+            "files_indexed": report.files_indexed,
+            "per_query": per,
+        }
+    finally:
+        workspace.close()
+
+
+def main() -> int:
+    here = Path(__file__).resolve().parents[2]
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=str(here.parent / "shared"))
+    ap.add_argument("--work", default="/tmp/groundls-eval")
+    ap.add_argument("--set", action="append", choices=list(eval_retrieval.SETS), required=True)
+    ap.add_argument("--deep", action="store_true", help="fill the deep tier before searching")
+    ap.add_argument("--per-query", action="store_true", help="each question's nDCG@10 too")
+    args = ap.parse_args()
+    shared = Path(args.shared).resolve() / "eval"
+    work = Path(args.work).resolve()
+    for name in args.set:
+        corpus, queries_file = eval_retrieval._fetched(
+            name, work, shared, here / "scripts" / "lab" / "sets"
+        )
+        queries = [
+            json.loads(line)
+            for line in queries_file.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        pdf = build_pdf(corpus, work / "pdf" / name / "manual.pdf")
+        index = work / "index"
+        source = score(corpus, index, queries, corpus, args.deep)
+        printed = score(pdf.parent, index, queries, corpus, args.deep)
+        if not args.per_query:
+            source.pop("per_query")
+            printed.pop("per_query")
+        print(
+            json.dumps(
+                {"set": name, "deep": args.deep, "source": source, "pdf": printed},
+                ensure_ascii=False,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

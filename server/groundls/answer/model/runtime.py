@@ -1,0 +1,673 @@
+"""The local chat model at run time: load lazily, keep the prompt cache, stream tokens, unload when idle."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from groundls.answer.model.cpu_buffers import UBATCH, machine_key, model_params, use_extra_buffers
+from groundls.answer.model.model_files import (
+    INSTALL_HINT,
+    ModelError,
+    ModelSpec,
+    cache_dir,
+    gguf_path,
+    write_atomic,
+)
+from groundls.answer.model.rates import known_rates, remember_rate
+from groundls.chunkers.textrules import estimate_llm_tokens
+
+log = logging.getLogger("groundls.answer")
+
+# --- generation ----------------------------------------------------------------------------------
+
+
+def held(lock: threading.Lock) -> bool:
+    """Whether another thread holds ``lock`` now (a model busy generating), without waiting."""
+    if not lock.acquire(blocking=False):
+        return True
+    lock.release()
+    return False
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    prefill_ms: float = 0.0
+    generated_tokens: int = 0
+    generate_ms: float = 0.0
+    load_ms: float = 0.0
+    stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
+
+
+class AbortSwitch:
+    """A stop switch llama.cpp reads between compute steps without taking Python's GIL.
+
+    ggml asks its abort callback before every graph node, hundreds of times per batch. A Python
+    callback takes the GIL each time, and while another thread of the process runs Python (the
+    language server re-indexing a saved file) every call waits for it: prompt reading fell from
+    14 to 9 tok/s with one busy thread (BENCHMARKS.md, fifth session). The callback is therefore
+    C's ``atoi`` over a two-byte flag (``"0"``/``"1"``), which only reads memory; a watcher
+    thread turns it on when ``stop()`` says so, checked every ``POLL_S``. Where libc cannot be
+    found, a Python callback does the same check directly."""
+
+    POLL_S = 0.02
+
+    def __init__(self) -> None:
+        import ctypes
+
+        self._flag = ctypes.create_string_buffer(b"0", 2)
+        self._callback: Any = None
+        self._stop: Callable[[], bool] | None = None
+        self.native = False
+
+    def install(self, llm: Any) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        atoi = _libc_atoi()
+        if atoi is not None:
+            self._callback = ctypes.cast(atoi, llama_cpp.ggml_abort_callback)
+            data = ctypes.cast(self._flag, ctypes.c_void_p)
+            self.native = True
+        else:
+
+            def check(_data: Any) -> bool:
+                stop = self._stop
+                return bool(stop is not None and stop())
+
+            self._callback = llama_cpp.ggml_abort_callback(check)  # kept: llama.cpp holds it
+            data = None
+        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, self._callback, data)
+
+    @contextlib.contextmanager
+    def watching(self, stop: Callable[[], bool]) -> Iterator[None]:
+        """While the block runs, llama.cpp stops computing soon after ``stop()`` is true."""
+        self._flag.value = b"0"
+        self._stop = stop
+        done = threading.Event()
+        watcher = None
+        if self.native:
+
+            def watch() -> None:
+                while not done.wait(self.POLL_S):
+                    if stop():
+                        self._flag.value = b"1"
+                        return
+
+            watcher = threading.Thread(target=watch, name="groundls-abort", daemon=True)
+            watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            if watcher is not None:
+                watcher.join()
+            self._stop = None
+            self._flag.value = b"0"
+
+
+def _libc_atoi() -> Any:
+    """C's ``atoi`` (``int atoi(const char *)``: 0 or 1 for the flag, returned where a ``bool``
+    is read), or None."""
+    import ctypes
+    import ctypes.util
+
+    for name in (None, ctypes.util.find_library("c"), "msvcrt"):
+        try:
+            return ctypes.CDLL(name).atoi
+        except (OSError, AttributeError, TypeError):
+            continue
+    return None
+
+
+class Cancelled(Exception):
+    """Raised inside generation when the cancel event is set or the deadline passes."""
+
+
+class LocalLLM:
+    """A llama.cpp model loaded on first use, kept loaded, and unloaded after an idle time.
+
+    Generation is serialised by a lock (one model, one context). The KV cache of the previous
+    prompt is kept, so a new prompt that starts with the same system prompt only evaluates the
+    new part (the fixed system prompt is the cacheable prefix).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        idle_unload_s: float = 600.0,
+    ) -> None:
+        self.spec = spec
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 2
+        self.idle_unload_s = idle_unload_s
+        #: whether llama.cpp's extra CPU buffer types are used (decided at load, see
+        #: ``use_extra_buffers``; speeds and saved states are kept per choice)
+        self.extra_buffers = True
+        #: prompt tokens read per second, measured on this machine (None until the first answer
+        #: here; remembered between runs)
+        self.prefill_rate: float | None = known_rates().get(self._rate_key)
+        self._abort = AbortSwitch()
+        self._llm: Any = None
+        self._leads: LeadTokens | None = None  # see _lead_tokens
+        self._formatter: Any = None
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
+        self._closed = False
+        self.last_load_ms = 0.0
+        #: KV state of prompt prefixes already read (the fixed system prompts), by their tokens:
+        #: another prompt in between (a question rewrite) no longer costs re-reading them.
+        self._prefixes: dict[tuple[int, ...], bytes] = {}
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    @property
+    def busy(self) -> bool:
+        """Another thread is generating with this model right now."""
+        return held(self._lock)
+
+    # lifecycle
+
+    def load(self) -> Any:
+        """Load (assembling the packaged GGUF first if needed); ModelError with a clear message."""
+        with self._lock:
+            if self._closed:
+                raise ModelError("the answer service is closed")
+            if self._llm is not None:
+                return self._llm
+            t0 = time.perf_counter()
+            path = gguf_path(self.spec)
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:  # pragma: no cover - resolved earlier
+                raise ModelError(
+                    f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
+                ) from exc
+            extra = use_extra_buffers(path)
+            try:
+                with model_params(use_extra_bufts=extra):
+                    llm = Llama(
+                        model_path=str(path),
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
+                        n_batch=512,
+                        n_ubatch=UBATCH,
+                        seed=0,
+                        verbose=False,
+                    )
+                self._abort.install(llm)
+            except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
+                raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
+            if extra != self.extra_buffers:
+                self.extra_buffers = extra
+                self.prefill_rate = known_rates().get(self._rate_key)
+            self._formatter = _make_formatter(llm)
+            self._llm = llm
+            self.last_load_ms = (time.perf_counter() - t0) * 1000
+            log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
+            # a model loaded ahead of its question (see AnswerService) that is then not asked
+            # anything (the answer was "not found" at once) is unloaded when idle all the same
+            self._touch()
+            return llm
+
+    def unload(self) -> None:
+        with self._lock:
+            llm, self._llm = self._llm, None
+            self._formatter = None
+            self._prefixes.clear()
+            if llm is not None:
+                with contextlib.suppress(Exception):
+                    llm.close()
+                log.info("unloaded %s", self.spec.name)
+
+    @functools.cached_property
+    def _machine_key(self) -> str:
+        """This model on this machine and llama.cpp build."""
+        try:
+            machine = machine_key()
+        except Exception:  # noqa: BLE001 - llama_cpp missing or odd: rates are per process then
+            machine = ""
+        return f"{self.spec.name}|{self.n_threads}|{machine}"
+
+    @property
+    def _rate_key(self) -> str:
+        """This model on this machine and build with this choice of buffers: speeds and saved
+        states are kept per key."""
+        return f"{self._machine_key}|{'extra' if self.extra_buffers else 'plain'}"
+
+    def _touch(self) -> None:
+        """(Re)start the idle timer; it unloads the model when nothing used it for idle_unload_s."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._closed or self.idle_unload_s <= 0:
+            return
+        timer = threading.Timer(self.idle_unload_s, self._idle)
+        timer.daemon = True
+        timer.start()
+        self._timer = timer
+
+    def _idle(self) -> None:
+        if self._lock.acquire(blocking=False):
+            try:
+                self.unload()
+            finally:
+                self._lock.release()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.unload()
+
+    # tokens
+
+    def count_tokens(self, text: str) -> int:
+        llm = self._llm
+        if llm is None:
+            return estimate_llm_tokens(text)
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        llm = self.load()
+        prompt, add_bos = self._formatter(messages)
+        return llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+
+    # generation
+
+    def stream(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        max_tokens: int = 320,
+        schema: dict | None = None,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+        stats: GenerationStats | None = None,
+        temperature: float = 0.2,
+        no_leading_bracket: bool = False,
+        no_leading_latin: bool = False,
+    ) -> Iterator[str]:
+        """Yield generated text pieces. Stops on cancel or deadline (stats.stop_reason says which).
+
+        The prompt is evaluated in small slices so cancellation and the time limit also apply
+        while the (slow) prompt is being read, not only between generated tokens.
+        ``no_leading_bracket``: the reply may not begin with ``[`` (a small model echoes an
+        excerpt's label, ``[1] path:1-9 (…)``, as its whole answer).
+        ``no_leading_latin``: nor with a Latin letter or digit (an answer to a Japanese question
+        that begins by copying an English excerpt goes on in English).
+        """
+        stats = stats or GenerationStats()
+        with self._lock:
+            try:
+                if self._timer is not None:
+                    self._timer.cancel()
+                was_loaded = self._llm is not None
+                llm = self.load()
+                if not was_loaded:
+                    stats.load_ms = self.last_load_ms
+                    if deadline is not None:
+                        # the limit bounds reading and writing, not the model's one-off load
+                        deadline += self.last_load_ms / 1000
+                tokens = self.prompt_tokens(messages)
+                prefix = self._fixed_prefix(messages, tokens)
+                stats.prompt_tokens = len(tokens)
+                budget = self.n_ctx - len(tokens) - 1
+                if budget < 16:
+                    raise ModelError(
+                        f"the prompt ({len(tokens)} tokens) does not fit the model context "
+                        f"({self.n_ctx}); lower answer.contextTokens"
+                    )
+                max_tokens = min(max_tokens, budget)
+                t0 = time.perf_counter()
+                if not self._prefill(llm, tokens, prefix, cancel, deadline, stats):
+                    stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                    return
+                stats.prefill_ms = (time.perf_counter() - t0) * 1000
+                grammar = None
+                if schema is not None:
+                    from llama_cpp import LlamaGrammar
+
+                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                t1 = time.perf_counter()
+                stats.stop_reason = "stop"
+                processors = None
+                if no_leading_bracket or no_leading_latin:
+                    from llama_cpp import LogitsProcessorList
+
+                    leads = self._lead_tokens(llm)
+                    banned = [
+                        *(leads.brackets if no_leading_bracket else ()),
+                        *(leads.latins if no_leading_latin else ()),
+                    ]
+                    ban = _ban_at_start(len(tokens), banned, leads.blanks)
+                    processors = LogitsProcessorList([ban])
+                it = llm.create_completion(
+                    prompt=tokens,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    top_p=0.9,
+                    top_k=40,
+                    repeat_penalty=1.05,
+                    grammar=grammar,
+                    logits_processor=processors,
+                    stream=True,
+                )
+                try:
+                    for chunk in it:
+                        choice = chunk["choices"][0]
+                        text = choice.get("text") or ""
+                        if text:
+                            stats.generated_tokens += 1
+                            yield text
+                        if choice.get("finish_reason") == "length":
+                            stats.stop_reason = "length"
+                        if cancel is not None and cancel.is_set():
+                            stats.stop_reason = "cancel"
+                            break
+                        if deadline is not None and time.monotonic() > deadline:
+                            stats.stop_reason = "time"
+                            break
+                finally:
+                    with contextlib.suppress(Exception):
+                        it.close()
+                    stats.generate_ms = (time.perf_counter() - t1) * 1000
+                    # tokens, not text pieces (a piece can be empty or hold several tokens)
+                    stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
+            finally:
+                self._touch()
+
+    def next_token_logprobs(
+        self,
+        messages: list[dict[str, str]],
+        lead: str,
+        choices: Sequence[str],
+        *,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+    ) -> list[float] | None:
+        """The log-probability of each of ``choices`` (each read as its first token) as the
+        next token once the model has read ``messages`` and the first words of its reply,
+        ``lead``. Nothing is generated; the prompt read stays in the cache, so an answer to the
+        same messages then reads only what follows it. None when stopped (``cancel`` or
+        ``deadline``)."""
+        with self._lock:
+            try:
+                if self._timer is not None:
+                    self._timer.cancel()
+                llm = self.load()
+                tokens = self.prompt_tokens(messages)
+                tail = llm.tokenize(lead.encode("utf-8"), add_bos=False, special=False)
+                every = [*tokens, *tail]
+                if len(every) + 1 >= self.n_ctx:
+                    return None
+                prefix = self._fixed_prefix(messages, tokens)
+                stats = GenerationStats()
+                # the logits read are the last evaluation's: when the cache already holds every
+                # token (and maybe more after them), the last one is read again
+                held = _common_prefix(llm.input_ids[: llm.n_tokens].tolist(), every)
+                if held == len(every) and llm._ctx.kv_cache_seq_rm(-1, held - 1, -1):
+                    llm.n_tokens = held - 1
+                # all but the last token are evaluated: the last one is read twice so that the
+                # logits after it are the context's last
+                if not self._prefill(llm, [*every, every[-1]], prefix, cancel, deadline, stats):
+                    return None
+                logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+                total = float(np.logaddexp.reduce(logits.astype(np.float64)))
+                ids = [
+                    llm.tokenize(c.encode("utf-8"), add_bos=False, special=False)[0]
+                    for c in choices
+                ]
+                return [float(logits[i]) - total for i in ids]
+            finally:
+                self._touch()
+
+    def _lead_tokens(self, llm: Any) -> LeadTokens:
+        """The vocabulary's tokens by how they begin, found once per model in one pass over it
+        (~0.3 s over Qwen's 152k tokens)."""
+        if self._leads is None:
+            self._leads = LeadTokens.of([llm.detokenize([i]) for i in range(llm.n_vocab())])
+        return self._leads
+
+    def _fixed_prefix(self, messages: list[dict[str, str]], tokens: list[int]) -> int:
+        """How many leading prompt tokens come before the last message's content: the system
+        prompt and chat markup, the same for every question in one language."""
+        if len(messages) < 2:
+            return 0
+        prompt, add_bos = self._formatter(messages)
+        cut = prompt.rfind(messages[-1]["content"])
+        if cut <= 0:
+            return 0
+        head = self._llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=add_bos, special=True)
+        # the last token of the head may merge differently with what follows: leave it out
+        return max(0, _common_prefix(head, tokens) - 1)
+
+    def _prefill(
+        self,
+        llm: Any,
+        tokens: list[int],
+        prefix: int,
+        cancel: threading.Event | None,
+        deadline: float | None,
+        stats: GenerationStats,
+    ) -> bool:
+        """Evaluate all but the last prompt token, re-using the cached prefix (or a saved fixed
+        prefix, see ``_prefixes``); False if stopped."""
+        common = _common_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens[:-1])
+        if common < llm.n_tokens:
+            if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+                llm.reset()
+                common = 0
+            llm.n_tokens = common
+        key = tuple(tokens[:prefix])
+        if common < prefix and self._known_prefix(key) and self._restore(llm, key):
+            common = prefix
+        stats.reused_tokens = common
+        end = len(tokens) - 1
+
+        def stop() -> bool:
+            if cancel is not None and cancel.is_set():
+                stats.stop_reason = "cancel"
+                return True
+            if deadline is not None and time.monotonic() > deadline:
+                stats.stop_reason = "time"
+                return True
+            return False
+
+        # the fixed prefix first (its state is kept for later prompts), then the rest
+        segments = [(common, prefix), (prefix, end)] if common < prefix < end else [(common, end)]
+
+        def keep_prefix() -> None:
+            # the context holds exactly the fixed prefix: keep its state for later prompts
+            if prefix and llm.n_tokens == prefix and key not in self._prefixes:
+                self._save(llm, key)
+
+        with self._abort.watching(stop):
+            for start, stop_at in segments:
+                if stop():
+                    return False
+                keep_prefix()
+                t0 = time.perf_counter()
+                try:
+                    llm.eval(tokens[start:stop_at])
+                except RuntimeError:
+                    if stats.stop_reason in ("cancel", "time"):
+                        return False  # aborted by ``stop``; the next eval drops the partial state
+                    raise
+                self._observe(stop_at - start, time.perf_counter() - t0)
+            keep_prefix()
+        return True
+
+    def _observe(self, tokens: int, seconds: float) -> None:
+        """Remember how fast this machine reads prompts (AnswerService sizes excerpts by it)."""
+        if tokens >= 32 and seconds > 0:
+            rate = tokens / seconds
+            old = self.prefill_rate
+            self.prefill_rate = rate if old is None else (old + rate) / 2
+            remember_rate(self._rate_key, self.prefill_rate)
+
+    def _save(self, llm: Any, key: tuple[int, ...]) -> None:
+        """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
+        import ctypes
+
+        import llama_cpp
+
+        if len(self._prefixes) >= 8:
+            return
+        ctx = llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buf = (ctypes.c_uint8 * size)()
+        n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
+        if not n:
+            return
+        self._prefixes[key] = data = bytes(buf[:n])
+        write_atomic(self._prefix_file(key), data)
+
+    def _prefix_file(self, key: tuple[int, ...]) -> Path:
+        """Where a prefix's state is kept between runs: by model, llama.cpp build, machine,
+        context size and the prefix's tokens (a changed prompt or build never matches)."""
+        digest = hashlib.sha256(
+            f"{self._rate_key}|{self.n_ctx}|{','.join(map(str, key))}".encode()
+        ).hexdigest()[:32]
+        return cache_dir() / "prefixes" / f"{digest}.kv"
+
+    def _known_prefix(self, key: tuple[int, ...]) -> bool:
+        """Whether the state of this prefix was saved, in this run or an earlier one."""
+        if key in self._prefixes:
+            return True
+        with contextlib.suppress(OSError):
+            self._prefixes[key] = self._prefix_file(key).read_bytes()
+            return True
+        return False
+
+    def _restore(self, llm: Any, key: tuple[int, ...]) -> bool:
+        """Put a saved prefix back in place of whatever the context holds."""
+        import ctypes
+
+        import llama_cpp
+
+        data = self._prefixes[key]
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
+            del self._prefixes[key]
+            with contextlib.suppress(OSError):
+                self._prefix_file(key).unlink()
+            llm.reset()
+            return False
+        llm.input_ids[: len(key)] = key
+        llm.n_tokens = len(key)
+        return True
+
+
+@dataclass(frozen=True)
+class LeadTokens:
+    """Token ids by how their text begins: with an opening bracket, with a Latin letter or digit,
+    or not at all (whitespace only: a reply that begins with them has not begun yet)."""
+
+    brackets: tuple[int, ...]
+    latins: tuple[int, ...]
+    blanks: frozenset[int]
+
+    @classmethod
+    def of(cls, pieces: Sequence[bytes]) -> LeadTokens:
+        brackets: list[int] = []
+        latins: list[int] = []
+        blanks: set[int] = set()
+        for i, piece in enumerate(pieces):
+            head = piece.lstrip()[:1]
+            if not head:
+                if piece:
+                    blanks.add(i)
+            elif piece.lstrip().startswith((b"[", "［".encode())):
+                brackets.append(i)
+            elif head.isascii() and head.isalnum():
+                latins.append(i)
+        return cls(tuple(brackets), tuple(latins), frozenset(blanks))
+
+
+def _ban_at_start(
+    prompt_length: int, banned: Sequence[int], blank: frozenset[int] = frozenset()
+) -> Callable[[Any, Any], Any]:
+    """A logits processor that rules ``banned`` out for the first generated token, and for the
+    ones after it while everything generated is ``blank`` (whitespace tokens)."""
+
+    def process(input_ids: Any, scores: Any) -> Any:
+        written = input_ids[prompt_length:]
+        if banned and len(input_ids) >= prompt_length and all(t in blank for t in written):
+            scores[banned] = -float("inf")
+        return scores
+
+    return process
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two token lists share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _make_formatter(llm: Any) -> Any:
+    """messages -> (prompt text, add_bos) via the model's own chat template (ChatML fallback)."""
+    template = (llm.metadata or {}).get("tokenizer.chat_template")
+    if template:
+        try:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def tok_text(token: int) -> str:
+                if token < 0:
+                    return ""
+                return llm.detokenize([token], special=True).decode("utf-8", errors="ignore")
+
+            formatter = Jinja2ChatFormatter(
+                template=template,
+                eos_token=tok_text(llm.token_eos()),
+                bos_token=tok_text(llm.token_bos()),
+                add_generation_prompt=True,
+            )
+
+            def fmt(messages: list[dict[str, str]]) -> tuple[str, bool]:
+                result = formatter(messages=messages)
+                return result.prompt, not getattr(result, "added_special", False)
+
+            fmt(
+                [{"role": "system", "content": "x"}, {"role": "user", "content": "y"}]
+            )  # fail early on odd templates
+            return fmt
+        except Exception as exc:  # a template the formatter cannot render: fall back to ChatML
+            log.warning("chat template unusable (%s); using ChatML", exc)
+
+    def chatml(messages: list[dict[str, str]]) -> tuple[str, bool]:
+        parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
+        return "".join(parts) + "<|im_start|>assistant\n", False
+
+    return chatml

@@ -1,0 +1,144 @@
+"""Check: what the model wrote, held to its excerpts before the reader gets it.
+
+The repair passes (``passes.py``) mend and count; then each citation is mapped to its excerpt's
+file and lines with the lines that support it, and the verdicts are given: an answer that rested
+on nothing the excerpts hold is "not found"; one that only restates the question or is not in
+the reader's language falls back to the excerpts' key lines (the service writes those).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from groundls.answer.stages.prompt import Excerpt
+from groundls.answer.stages.write import Written
+from groundls.answer.text import citations as cit
+from groundls.answer.text import grounding, hygiene, passes, wording
+from groundls.answer.text.wording import say
+from groundls.results import Citation, Hit
+
+log = logging.getLogger("groundls.answer")
+
+#: Places named when an answer is not found, and excerpts an extractive answer quotes.
+PLACES = 3
+
+
+def citation_of(
+    excerpt: Excerpt, weak: bool = False, support: tuple[tuple[int, str], ...] = ()
+) -> Citation:
+    """An excerpt as a citation: its file, lines and place, and what the answer rests on it."""
+    h = excerpt.hit
+    return Citation(
+        excerpt.n, h.chunk_id, h.path, h.start_line, h.end_line, h.title, weak, support, h.place
+    )
+
+
+def places_to_look(hits: list[Hit], language: str) -> str:
+    """Where to look when the answer is not found: the best few hits' places."""
+    places = ", ".join(h.where for h in hits[:PLACES])
+    return say(wording.LOOK, language).format(places=places) if places else ""
+
+
+def not_said(excerpts: list[Excerpt], language: str) -> str:
+    """The answer "not found" after the model (``wording.NOT_SAID``), with the excerpts' places."""
+    return say(wording.NOT_SAID, language) + places_to_look([e.hit for e in excerpts], language)
+
+
+@dataclass
+class Checked:
+    """The answer as the reader gets it, or why its text cannot stand (``fallback``)."""
+
+    text: str
+    found: bool
+    citations: list[Citation] = field(default_factory=list)
+    #: citation numbers that pointed at no excerpt
+    dropped: list[int] = field(default_factory=list)
+    #: what each repair pass and verdict did (``passes.tally`` counts them over answers)
+    repairs: dict[str, int] = field(default_factory=dict)
+    #: "content_free" or "other_language": the excerpts' key lines instead of this text
+    fallback: str = ""
+
+
+def check(
+    written: Written,
+    question: str,
+    language: str,
+    excerpts: list[Excerpt],
+    *,
+    style: str,
+    hedge: str,
+    show: Callable[[str], None],
+) -> Checked:
+    """``written`` held to ``excerpts``: repaired, its citations mapped and judged. ``hedge``
+    begins an answer that was found over an unsure search; ``show`` streams what a repair pass
+    adds (a code block an answer announced)."""
+    parsed = cit.parse_output(written.raw, style)
+    if style == "json" and not parsed.answer and "".join(written.shown):
+        parsed.answer = "".join(written.shown).strip()
+    draft = passes.Draft(
+        parsed.answer,
+        question,
+        language,
+        excerpts,
+        found=parsed.found,
+        model_numbers=parsed.numbers,
+        cut=written.cut,
+        show=show,
+    )
+    repairs = passes.run_passes(draft)
+    if draft.unsupported:
+        log.info("dropped sentences resting on %s", ", ".join(draft.unsupported[:8]))
+    answer_text, dropped, added = draft.text, draft.dropped, draft.added
+    grounded_away = bool(draft.unsupported) and not answer_text.strip()
+    numbers = draft.cited()
+    by_n = {e.n: e for e in excerpts}
+    sentences = cit.vouched_sentences(answer_text)
+    found = parsed.found and bool(answer_text.strip())
+    if grounded_away and parsed.found:
+        # everything it said rested on something the excerpts do not hold
+        answer_text = not_said(excerpts, language)
+        repairs["grounded_away"] = 1
+
+    citations: list[Citation] = []
+    if found:
+        whole = [cit.MARKER.sub(" ", answer_text)]
+        for n in numbers:
+            e = by_n[n]
+            # (an added citation vouches for the whole answer, not its last paragraph)
+            said = whole if n == added else sentences.get(n) or whole
+            weak = cit.is_weak(said, draft.bodies[n])
+            support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
+            citations.append(citation_of(e, weak, tuple(support)))
+    if found and hedge and citations and all(c.weak for c in citations):
+        # the search was unsure (``hedge``) and nothing the answer cites says what the answer
+        # says: the model answered from outside the excerpts, so the workspace does not say
+        # (seed 000 rule 1)
+        found, citations = False, []
+        answer_text = not_said(excerpts, language)
+        repairs["unsupported"] = 1
+    checked = Checked(answer_text, found, citations, dropped, repairs)
+    if (
+        found
+        and not written.cut
+        and grounding.says_nothing(
+            answer_text,
+            [question],
+            [e.hit.text for e in excerpts],
+            [e.hit.path for e in excerpts],
+            translated=language not in ("en", "ja"),
+        )
+    ):
+        # the question restated, or talk about the excerpts: their key lines instead
+        checked.fallback = "content_free"
+    elif found and not grounding.written_in(answer_text, language):
+        # not in the reader's language (a Japanese sentence, then English paragraphs pasted
+        # from the excerpts), cut or not: their key lines instead, labelled in the reader's
+        # language
+        checked.fallback = "other_language"
+    elif found and hedge and not hygiene.says_hedge(answer_text):
+        checked.text = hedge + answer_text.lstrip()
+    if checked.fallback:
+        repairs[checked.fallback] = 1
+    return checked

@@ -1,0 +1,170 @@
+"""A Japanese question as English search words, written by the local answer model.
+
+Code and English docs share few words with a Japanese question, so keyword search finds nothing
+and English-only vectors read it poorly. The packaged model turns such a question into a short
+English query in one or two seconds (a one-sentence instruction, the question, a few dozen
+tokens out). Small models sometimes reply in Chinese, echo the Japanese or explain instead, so
+a reply is used only when it is a short line of Latin-script words; otherwise the search goes on
+without it. Replies are cached by model and question, in memory and in the user cache (a new
+process, or the editor restarted, does not ask the model again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from groundls.answer.model.thinking import without_thinking
+from groundls.chunkers.textrules import is_cjk, question_language
+
+#: For a workspace that holds code: what a search finds there is its names.
+INSTRUCTION = (
+    "Rewrite the user's question about a software project as a short English search query: "
+    "the technical words and likely function or class names only. Reply with the query only."
+)
+#: For a workspace of prose only (manuals, notes): the question's meaning in English words
+#: first. It found English sections that the names-only query missed (development policy-ja
+#: 0.817 -> 0.909, aptitude-ja 0.412 -> 0.418; maint-guide-ja's questions are not rewritten),
+#: and cost Japanese questions about code what it gave (public click-ja 0.552 -> 0.538;
+#: held-out requests-qa 0.594 -> 0.553), so code keeps the names-only query (BENCHMARKS.md).
+PROSE_INSTRUCTION = (
+    "Rewrite the user's question about a software project as a short English search query: "
+    "its meaning in plain English words, then the likely function, class or option names. "
+    "Reply with the query only."
+)
+#: For a question in another language than Japanese or English (Chinese, Korean, German, French,
+#: Spanish): its translation. Asked for "English search words", the 1.5B model kept a German,
+#: French or Spanish question in its own language 5 times out of 15 (click-langs); a
+#: translation is what a small model does reliably, and its meaning is what search needs.
+TRANSLATE_INSTRUCTION = (
+    "Translate the user's question about a software project into English. Keep names of "
+    "functions, options and commands as they are. Reply with the English question only."
+)
+MAX_TOKENS = 40
+CACHE_SIZE = 512
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]{2,}")
+_NON_LATIN = re.compile(r"[^\x00-\x7f\u00c0-\u024f\u2018-\u201d]")
+_LABEL = re.compile(r"^(?:english\s+)?(?:search\s+)?query\s*:\s*", re.IGNORECASE)
+
+
+def clean_reply(reply: str, *, english: bool = False) -> str | None:
+    """The reply as a query, or None when it is not a short line of Latin-script words
+    (``english``: of English words, not German, French or Spanish ones)."""
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = _LABEL.sub("", lines[0]).strip().strip("`\"'").strip()
+    if not text or len(text) > 200 or is_cjk(text) or _NON_LATIN.search(text):
+        return None
+    if len(_LATIN_WORD.findall(text)) < 1:
+        return None
+    if english and question_language(text) != "en":
+        return None
+    return text
+
+
+def first_line(pieces: Iterator[str]) -> str:
+    """The generated text up to its first line break; generation stops there (a query is one
+    line, and what a small model adds after it is explanation)."""
+    text = ""
+    try:
+        for piece in pieces:
+            text += piece
+            if "\n" in text.lstrip():
+                break
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()
+    return text
+
+
+class QueryRewriter:
+    """English search words for a question, from a model that may be absent or busy."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        """``path``: a JSON file keeping the replies between processes (None: memory only)."""
+        self._path = path
+        self._cache: OrderedDict[str, str | None] = OrderedDict(self._load())
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, str | None]:
+        if self._path is None:
+            return {}
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(self._path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                return {
+                    k: v
+                    for k, v in data.items()
+                    if isinstance(k, str) and isinstance(v, str | None)
+                }
+        return {}
+
+    def english(
+        self,
+        model: Any,
+        question: str,
+        cancel: threading.Event | None = None,
+        *,
+        prose: bool = False,
+        translate: bool = False,
+    ) -> str | None:
+        """The question as English search words, or None (no model, busy, cancelled, or an
+        unusable reply). ``prose``: the workspace holds no code (see ``PROSE_INSTRUCTION``);
+        ``translate``: a question in another language than Japanese, translated (see
+        ``TRANSLATE_INSTRUCTION``).
+
+        A model busy answering another question is not waited for: the search goes on.
+        ``cancel`` stops the generation; a cut reply is not kept."""
+        if model is None:
+            return None
+        if translate:
+            instruction = TRANSLATE_INSTRUCTION
+        else:
+            instruction = PROSE_INSTRUCTION if prose else INSTRUCTION
+        key = _key(model, question, instruction)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        if getattr(model, "busy", False):
+            return None
+        messages = [
+            {"role": "system", "content": instruction},
+            {"role": "user", "content": question},
+        ]
+        try:
+            reply = first_line(
+                without_thinking(
+                    model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+                )
+            )
+        except Exception:  # a broken model must not break search
+            return None
+        if cancel is not None and cancel.is_set():
+            return None
+        query = clean_reply(reply, english=translate)
+        with self._lock:
+            self._cache[key] = query
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+            if self._path is not None:
+                from groundls.answer.model.model_files import write_atomic
+
+                text = json.dumps(self._cache, ensure_ascii=False, indent=0)
+                write_atomic(self._path, text.encode("utf-8"))
+        return query
+
+
+def _key(model: Any, question: str, instruction: str) -> str:
+    """A reply depends on the model and the instruction as well as on the question."""
+    who = f"{getattr(model, 'name', '')}\x00{instruction}".encode()
+    return hashlib.sha256(who).hexdigest()[:12] + " " + question

@@ -1,0 +1,140 @@
+"""Write: the model's answer over the excerpts, streamed to the reader as it is written.
+
+Echoed excerpt labels are held back while streaming; a reply that starts going round in circles
+or writing the same lines a third time is stopped there; a reply that was nothing but an
+excerpt's label is written once more, not beginning with ``[``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundls.answer.model import runtime
+from groundls.answer.model.thinking import without_thinking
+from groundls.answer.stages.prompt import Excerpt, header_sections
+from groundls.answer.text import citations as cit
+from groundls.answer.text import hygiene
+
+#: JSON schema of the structured output (style "json").
+ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "citations": {"type": "array", "items": {"type": "integer"}},
+        "found": {"type": "boolean"},
+    },
+    "required": ["answer", "citations", "found"],
+}
+
+#: An answer to a Japanese question may not begin with a Latin word or a bracket: over English
+#: excerpts the model otherwise starts some answers by copying an excerpt's heading (or its label,
+#: then its heading) and goes on in English (bench_answers, click-ja + maint-guide-ja, 64
+#: questions: pasted 12/54 -> 6/54, language 62/64 -> 63/64).
+JAPANESE_LEAD = True
+
+
+@dataclass
+class Written:
+    """What the model wrote: its raw reply, and how the writing went."""
+
+    raw: str
+    stats: runtime.GenerationStats = field(default_factory=runtime.GenerationStats)
+    #: the pieces the reader was shown while it streamed
+    shown: list[str] = field(default_factory=list)
+    #: the reply was stopped for going round in circles
+    looped: bool = False
+
+    @property
+    def cut(self) -> bool:
+        """Stopped before the model's own end: cancelled, out of time or tokens, or looping."""
+        return self.stats.stop_reason in ("cancel", "time", "length", "loop")
+
+
+def only_a_label(
+    raw: str,
+    style: str,
+    stats: runtime.GenerationStats,
+    paths: set[str],
+    sections: set[str],
+) -> bool:
+    """Whether a text reply that ran to its end holds nothing but echoed excerpt labels (after
+    a lead-in such as "答え:", with which a Japanese answer, barred from a leading bracket,
+    begins its label)."""
+    if style != "text" or stats.stop_reason != "stop":
+        return False
+    text, _ = hygiene.strip_labels(raw, paths, sections)
+    return not cit.MARKER.sub("", text).strip()
+
+
+def write(
+    model: Any,
+    messages: list[dict[str, str]],
+    excerpts: list[Excerpt],
+    language: str,
+    show: Callable[[str], None],
+    *,
+    style: str,
+    max_tokens: int,
+    cancel: threading.Event | None,
+    deadline: float | None,
+) -> Written:
+    """Stream the model's reply to ``messages``, each visible piece to ``show`` (labels held
+    back, the "answer" value of a JSON reply)."""
+    written = Written("")
+    stats = written.stats
+    raw_parts: list[str] = []
+    streamer = cit.AnswerFieldStreamer() if style == "json" else None
+    # echoed excerpt labels never reach the user
+    paths = {e.hit.path for e in excerpts}
+    sections = header_sections(excerpts)
+    labels = hygiene.LabelFilter(paths, sections)
+
+    def shown(visible: str) -> None:
+        if visible:
+            written.shown.append(visible)
+            show(visible)
+
+    for attempt in range(2):
+        for piece in without_thinking(
+            model.stream(
+                messages,
+                max_tokens=max_tokens,
+                schema=ANSWER_SCHEMA if style == "json" else None,
+                cancel=cancel,
+                deadline=deadline,
+                stats=stats,
+                no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
+                no_leading_latin=language == "ja" and JAPANESE_LEAD,
+            )
+        ):
+            raw_parts.append(piece)
+            visible = streamer.feed(piece) if streamer is not None else piece
+            shown(labels.feed(visible) if visible else "")
+            if len(raw_parts) % 8 == 0:
+                so_far = "".join(raw_parts)
+                if hygiene.loop_start(so_far) is not None:
+                    written.looped = True
+                    break
+                if style == "text" and (third := hygiene.third_copy_start(so_far)):
+                    # writing the same lines a third time: nothing new will come
+                    raw_parts[:] = [so_far[:third]]
+                    break
+        shown(labels.finish())
+        if attempt or not only_a_label("".join(raw_parts), style, stats, paths, sections):
+            break
+        # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
+        # location were the answer): once more, not beginning with "[" (the prompt is read
+        # already, so this costs only the writing)
+        raw_parts.clear()
+        labels = hygiene.LabelFilter(paths, sections)
+    raw = "".join(raw_parts)
+    if written.looped:
+        cut_at = hygiene.loop_start(raw)
+        if cut_at is not None:
+            raw = raw[:cut_at]
+        stats.stop_reason = "loop"
+    written.raw = raw
+    return written

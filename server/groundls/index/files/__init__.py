@@ -1,0 +1,1 @@
+"""Walking the workspace and reading its files: ignore rules, excludes, secrets redacted, and document readers."""
