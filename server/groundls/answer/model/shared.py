@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from typing import Any
 
 from groundls.answer.model.model_files import ModelSpec
 from groundls.answer.model.runtime import LocalLLM
@@ -45,3 +47,22 @@ def release_shared(model: LocalLLM) -> None:
                 _SHARED[key] = (m, refs - 1)
                 return
     model.close()
+
+
+def load_early(model: Any) -> threading.Thread | None:
+    """Start loading the model while the search runs, when it is not loaded yet (the first
+    question of a process or after the idle unload would otherwise wait for the load, one
+    to two seconds on 2 cores, after the search). A failed load is reported by the answer
+    itself, which tries again. The thread is not a daemon: a process that exits at once
+    (a "not found" answer needs no model) waits for the load instead of cutting it off, and
+    the answer itself does not wait for it."""
+    if model is None or getattr(model, "loaded", True) or not hasattr(model, "load"):
+        return None
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            model.load()
+
+    thread = threading.Thread(target=load, name="groundls-model-load", daemon=False)
+    thread.start()
+    return thread

@@ -1,0 +1,111 @@
+"""The retrieve stage of an answer: the question as asked, checked; what the answer is written
+from; and how many excerpt tokens the model can read in the time it has."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundls.answer.stages.focus import TokenCounter
+from groundls.answer.stages.prompt import Language, system_prompt, user_prompt
+from groundls.chunkers.textrules import estimate_llm_tokens
+from groundls.config import ANSWER_DETAILS, AnswerConfig
+from groundls.results import MAX_ASK_K, AnswerError, Hit, SearchFilters, SearchResult
+
+MAX_QUESTION_CHARS = 2000
+
+#: A low-confidence search is answered only when at least this share of the question's words
+#: occur somewhere in the workspace (BENCHMARKS.md: answerable questions had 0.8-1.0 on the
+#: English sets, unanswerable ones 0.25-0.6).
+WORKSPACE_WORDS = 2 / 3
+
+
+#: The excerpts are never cut below this many tokens to start sooner: the lines that hold an
+#: answer must fit (see ``context_budget``). It binds where the search took its time
+#: first (a Japanese question's English rewrite, ~1 s): at 250 click-ja started at 5.1 s, at 180
+#: at 4.3 s with its first citations within noise (13 -> 12 of 29, the expected place among the
+#: excerpts for the same 19) ...
+MIN_CONTEXT_TOKENS = 180
+#: ... and a machine whose prompt-reading speed is not measured yet starts with this many.
+FIRST_CONTEXT_TOKENS = 400
+#: Chat markup around the user message (role tags), which its text does not count.
+CHAT_MARKUP_TOKENS = 10
+
+
+def context_budget(
+    config: AnswerConfig,
+    model: Any,
+    question: str,
+    language: Language,
+    *,
+    spent_s: float = 0.0,
+    count: TokenCounter = estimate_llm_tokens,
+    detail: str = "brief",
+) -> int:
+    """Excerpt tokens for this question: what the model reads on this machine (its measured
+    prompt-reading speed) in what is left of ``first_token_s`` once the search has taken
+    ``spent_s`` and the rest of the prompt (question, headings, reminder) is read; between
+    ``MIN_CONTEXT_TOKENS`` and ``context_tokens``. Before any speed is known,
+    ``FIRST_CONTEXT_TOKENS``. The in-process model reads the system prompt once and keeps
+    its state, so it is not counted; a model server's speed is measured over the whole
+    prompt (``reads_whole_prompt``), so the system prompt is counted against it too."""
+    cap = config.context_tokens
+    target = config.first_token_s
+    if target <= 0 or model is None:
+        return cap
+    rate = getattr(model, "prefill_rate", None)
+    if not rate:
+        return min(cap, FIRST_CONTEXT_TOKENS)
+    rest = count(user_prompt(question, [], language, detail)) + CHAT_MARKUP_TOKENS
+    if getattr(model, "reads_whole_prompt", False):
+        rest += count(system_prompt(language, detail=detail))
+    fit = int(rate * max(0.0, target - spent_s)) - rest
+    return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question as asked, checked."""
+
+    question: str
+    filters: SearchFilters
+    thread: int | None
+    detail: str
+
+    @classmethod
+    def checked(
+        cls, question: Any, filters: SearchFilters | None, thread: int | None, detail: str
+    ) -> Asked:
+        if not isinstance(question, str) or not question.strip():
+            raise AnswerError("the question is empty")
+        if detail not in ANSWER_DETAILS:
+            raise AnswerError(f"detail must be one of {', '.join(ANSWER_DETAILS)}")
+        question = question.strip()
+        if len(question) > MAX_QUESTION_CHARS:
+            raise AnswerError(f"the question is too long (over {MAX_QUESTION_CHARS} characters)")
+        filters = filters or SearchFilters()
+        k = filters.k
+        if k is not None and (
+            not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > MAX_ASK_K
+        ):
+            raise AnswerError(f"k must be an integer from 1 to {MAX_ASK_K}")
+        return cls(question, filters, thread, detail)
+
+
+@dataclass
+class Retrieved:
+    """What the answer is written from."""
+
+    #: the question as the model reads it (in context, when it follows up an earlier turn)
+    question: str
+    #: what was searched ("" = the question as asked)
+    searched: str
+    language: Language
+    detail: str
+    found: SearchResult
+    #: the hits the answer may be written from (none: "not found")
+    hits: list[Hit]
+    #: the model still loading
+    loading: threading.Thread | None
+    timing: dict[str, float | None] = field(default_factory=dict)

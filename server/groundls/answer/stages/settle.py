@@ -1,0 +1,114 @@
+"""After the check: the answer as the reader gets it. A checked answer stands, with a note when
+it was cut; one that cannot stand alone gets the excerpts' key lines after it or in its place
+(see :mod:`groundls.answer.stages.extract`)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from groundls.answer.stages.check import places_to_look
+from groundls.answer.stages.extract import Fallback, ms_since
+from groundls.answer.text import wording
+from groundls.answer.text.wording import say
+from groundls.config import AnswerConfig
+from groundls.results import Answer, SearchResult
+
+
+def settled(
+    config: AnswerConfig,
+    model: Any,
+    written: Any,
+    checked: Any,
+    language: str,
+    timing: dict[str, float | None],
+    t0: float,
+    started: bool,
+    chosen: int | None,
+) -> Answer:
+    """The checked answer, with a note when it was cut (an unsupported answer was replaced
+    whole: nothing of it is shown to be cut)."""
+    text, notice = checked.text, ""
+    if written.cut and not checked.repairs.get("unsupported"):
+        why = {
+            "cancel": "cancelled",
+            "time": f"time limit {config.time_limit_s:g} s",
+            "length": f"max {config.max_tokens} tokens",
+            "loop": "repetition",
+        }[written.stats.stop_reason]
+        notice = f"answer cut ({why})"
+        text = text.rstrip() + say(wording.CUT_NOTE, language).format(why=why)
+    if timing["first_token_ms"] is None:
+        timing["first_token_ms"] = ms_since(t0) if text else None
+    return Answer(
+        text.strip(),
+        checked.found,
+        language,
+        "llm",
+        citations=checked.citations,
+        model=model.name,
+        timing=timing,
+        cut=written.cut,
+        dropped_citations=checked.dropped,
+        notice="; ".join(n for n in (notice, getattr(model, "remote_note", "")) if n),
+        answer_started=started,
+        repairs={k: v for k, v in checked.repairs.items() if v},
+        chosen=chosen,
+    )
+
+
+def cannot_stand(
+    ans: Answer, language: str, cancel: threading.Event | None, time_limit_s: float
+) -> Fallback | None:
+    """Why a written answer cannot stand alone, or None: cut by the time limit while the
+    model was still reading (the excerpts are more useful than an empty answer), stopped
+    without a word of its own (an empty reply, or only an echoed excerpt label), or cut
+    before it cited anything (a partial sentence alone leaves nothing to check)."""
+    cancelled = cancel is not None and cancel.is_set()
+    if ans.mode != "llm":
+        return None  # already the excerpts (the check found it a restatement)
+    if ans.cut and not ans.answer_started and not cancelled:
+        why = f"no answer within the time limit of {time_limit_s:g} s"
+        return Fallback("failed", why)
+    if not ans.cut and not ans.answer.strip():
+        return Fallback("failed", say(wording.NO_ANSWER, language))
+    if ans.cut and ans.found and not ans.citations and not cancelled:
+        return Fallback("uncited")
+    return None
+
+
+def in_place_of(
+    ans: Answer, extract: Answer, fallback: Fallback, timing: dict[str, float | None]
+) -> Answer:
+    """The excerpts' key lines where the model's answer could not stand: after a cut answer's
+    words when it only lacked citations, else in their place (the model named, a cut kept)."""
+    if fallback.kind == "uncited":
+        ans.answer = f"{ans.answer}\n\n{extract.answer}".strip()
+        ans.citations = extract.citations
+        return ans
+    extract.model = ans.model
+    if ans.cut:
+        timing.update({k: v for k, v in ans.timing.items() if k != "first_token_ms"})
+        extract.cut = True
+    return extract
+
+
+def timed(timing: dict[str, float | None], stats: Any) -> None:
+    """The written answer's token counts and times, into the answer's timing."""
+    timing["prompt_tokens"] = stats.prompt_tokens
+    timing["reused_tokens"] = stats.reused_tokens
+    timing["prefill_ms"] = round(stats.prefill_ms, 1)
+    timing["generated_tokens"] = stats.generated_tokens
+    timing["generate_ms"] = round(stats.generate_ms, 1)
+    if stats.load_ms:
+        timing["load_ms"] = round(stats.load_ms, 1)
+
+
+def not_found(
+    found: SearchResult, language: str, timing: dict[str, float | None], t0: float
+) -> Answer:
+    """ "Not found", with where a reader would still look: what the search found nearest."""
+    text = say(wording.NOT_FOUND, language) + places_to_look(list(found), language)
+    timing["first_token_ms"] = ms_since(t0)
+    timing["total_ms"] = ms_since(t0)
+    return Answer(text, False, language, "not_found", timing=timing, confidence=found.confidence)
