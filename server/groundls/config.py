@@ -18,7 +18,7 @@ class SearchConfig:
     vector_weight: float = 1.0
     #: Weight of the keyword (BM25) list in the rank fusion.
     keyword_weight: float = 2.0
-    #: 0 = no cap. Measured: a cap of 3 cost 0.03 nDCG@10 on a small doc corpus, gained nothing on code.
+    #: Hits shown per file at most; 0 = no cap.
     max_per_file: int = 0
     #: Japanese questions in a workspace with code or English text are also searched as English
     #: words written by the local answer model (1-2 s on two cores, cached per question).
@@ -47,14 +47,11 @@ class AnswerConfig:
     time_limit_s: float = 30.0
     #: Seconds without a question before the model is unloaded from memory.
     idle_unload_s: float = 600.0
-    #: Model tokens of excerpts shown to the model, at most. (Measured with the packaged 1.5B
-    #: model: with 900 its first citation was right for 77 % of the questions, with 700 85 %;
-    #: more excerpts, more wrong ones cited. BENCHMARKS.md, sixteenth session.)
+    #: Model tokens of excerpts shown to the model, at most: past this, a small model cites more
+    #: wrong excerpts.
     context_tokens: int = 700
     #: Seconds the answer should take to start: the excerpts are cut to what the model reads in
     #: that time on this machine (measured; never below 180 tokens). 0 = always context_tokens.
-    #: (5 s -> 4 s: TTFT p50 4.65 -> 3.99 s over 66 questions, the first citations the same set
-    #: by set; BENCHMARKS.md, twenty-third session.)
     first_token_s: float = 4.0
     #: "brief": a few sentences; "full": numbered steps and short code blocks copied from the
     #: excerpts where they apply, up to ``FULL_TOKENS_FACTOR`` times ``max_tokens`` (the time

@@ -49,7 +49,7 @@ log = logging.getLogger("groundls.answer")
 
 #: How the model is asked to write. "text": prose with inline [n], streamed as is, citations parsed
 #: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer" value
-#: extracted from the partial JSON while it streams. Chosen by measurement (see bench_answers.py).
+#: extracted from the partial JSON while it streams.
 DEFAULT_STYLE = "text"
 
 

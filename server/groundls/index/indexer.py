@@ -356,8 +356,7 @@ class Indexer:
     def fill_fraction(self, space: str) -> float:
         """How much of ``space`` is filled (1.0 for a space of the fast index, 0.0 for one that
         cannot be used now). Search weighs a deep space's list by it: a list over the few chunks
-        filled so far would otherwise lift exactly those (a MiniLM tier 1-4 % filled cost
-        SEMBLE-PUB 0.897 -> 0.885)."""
+        filled so far would otherwise lift exactly those."""
         if space not in self.policy.deferred:
             return 1.0
         if space in self.unavailable:

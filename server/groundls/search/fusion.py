@@ -9,16 +9,12 @@ from typing import TypeVar
 from groundls.chunkers.windows import lines_title
 from groundls.results import Hit
 
-#: Reciprocal Rank Fusion's k for an English question (the RRF paper's and semble's) ...
+#: Reciprocal Rank Fusion's k for an English question (the RRF paper's) ...
 RRF_K = 60
 #: ... and for a Japanese question. Its lists are many (USE by passage and by sentence, e5, the
 #: keyword bigrams, and its English rewrite's three) and each is broad: a bigram or a loose
 #: cross-language match reaches a little of every section. At k = 60 a section that is middling
-#: in most of them outranks the one that two of them rank first; at 1-10 the first places count
-#: (a plateau; deep tier filled, 60 -> 5: click-ja 0.519 -> 0.552, mixed click-ja 0.467 -> 0.521,
-#: aptitude-ja 0.344 -> 0.394, mixed Japanese manual 0.827 -> 0.830, maint-guide-ja 0.834 ->
-#: 0.817; held-out debref-ja 0.652 -> 0.726; BENCHMARKS.md). English questions keep 60:
-#: SEMBLE-PUB fell 0.897 -> 0.890 at 10.
+#: in most of them outranks the one that two of them rank first; at 1-10 the first places count.
 RRF_K_CJK = 5
 
 #: Candidates taken from each list before fusion.

@@ -41,8 +41,7 @@ OTHER_LANGUAGE = 0.5
 #: The best chunk of a file that has several candidates: per extra candidate, at most +30 %.
 COHERENCE_STEP = 0.1
 COHERENCE_CAP = 1.3
-#: The n-th hit of the same file keeps DECAY ** (n - 1) of its score (semble's saturation
-#: decay; measured against 0.75 and 0.6 on 25 code repositories, 13 of them not in ../shared).
+#: The n-th hit of the same file keeps DECAY ** (n - 1) of its score (a saturation decay).
 DECAY = 0.5
 
 _RESTATING_DIRS = frozenset(

@@ -26,7 +26,7 @@ from groundls.answer.model.model_files import cache_dir, write_atomic
 log = logging.getLogger("groundls.answer")
 
 #: Prompt tokens per llama.cpp compute batch: small batches read slowly (each streams all weights),
-#: from 64 up the speed is flat within noise on 2 cores (BENCHMARKS.md, `bench_answers --prefill`).
+#: from 64 up the speed is flat.
 UBATCH = 128
 
 #: A child process loads the model with (argv 2 = "1") or without llama.cpp's extra CPU buffer

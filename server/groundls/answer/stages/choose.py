@@ -23,8 +23,7 @@ from groundls.answer.stages.retrieve import Retrieved
 #: The first words of a reply that names the excerpt which answers.
 LEAD = {"ja": "答えが書かれている抜粋は [", "en": "The excerpt that answers this is ["}
 #: The share of the model's content-free leaning to each excerpt number taken off its scores.
-#: All of it over-corrects: on the development sets the first excerpt, when it held the answer,
-#: was kept for 17 of 44 questions instead of 39 (BENCHMARKS.md, lab ``probe_choose.py``).
+#: All of it over-corrects: the first excerpt, when it holds the answer, is then seldom kept.
 BIAS_SHARE = 0.1
 
 _priors: dict[tuple[str, str, int], tuple[float, ...]] = {}

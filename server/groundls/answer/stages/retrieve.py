@@ -16,16 +16,13 @@ from groundls.results import MAX_ASK_K, AnswerError, Hit, SearchFilters, SearchR
 MAX_QUESTION_CHARS = 2000
 
 #: A low-confidence search is answered only when at least this share of the question's words
-#: occur somewhere in the workspace (BENCHMARKS.md: answerable questions had 0.8-1.0 on the
-#: English sets, unanswerable ones 0.25-0.6).
+#: occur somewhere in the workspace.
 WORKSPACE_WORDS = 2 / 3
 
 
 #: The excerpts are never cut below this many tokens to start sooner: the lines that hold an
-#: answer must fit (see ``context_budget``). It binds where the search took its time
-#: first (a Japanese question's English rewrite, ~1 s): at 250 click-ja started at 5.1 s, at 180
-#: at 4.3 s with its first citations within noise (13 -> 12 of 29, the expected place among the
-#: excerpts for the same 19) ...
+#: answer must fit (see ``context_budget``). It binds where the search took its time first
+#: (a question's English rewrite) ...
 MIN_CONTEXT_TOKENS = 180
 #: ... and a machine whose prompt-reading speed is not measured yet starts with this many.
 FIRST_CONTEXT_TOKENS = 400

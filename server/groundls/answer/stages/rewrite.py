@@ -30,19 +30,17 @@ INSTRUCTION = (
     "the technical words and likely function or class names only. Reply with the query only."
 )
 #: For a workspace of prose only (manuals, notes): the question's meaning in English words
-#: first. It found English sections that the names-only query missed (development policy-ja
-#: 0.817 -> 0.909, aptitude-ja 0.412 -> 0.418; maint-guide-ja's questions are not rewritten),
-#: and cost Japanese questions about code what it gave (public click-ja 0.552 -> 0.538;
-#: held-out requests-qa 0.594 -> 0.553), so code keeps the names-only query (BENCHMARKS.md).
+#: first, which finds English sections a names-only query misses; a workspace that holds code
+#: keeps the names-only query.
 PROSE_INSTRUCTION = (
     "Rewrite the user's question about a software project as a short English search query: "
     "its meaning in plain English words, then the likely function, class or option names. "
     "Reply with the query only."
 )
 #: For a question in another language than Japanese or English (Chinese, Korean, German, French,
-#: Spanish): its translation. Asked for "English search words", the 1.5B model kept a German,
-#: French or Spanish question in its own language 5 times out of 15 (click-langs); a
-#: translation is what a small model does reliably, and its meaning is what search needs.
+#: Spanish): its translation. Asked for "English search words", a small model often keeps such a
+#: question in its own language; a translation it does reliably, and its meaning is what search
+#: needs.
 TRANSLATE_INSTRUCTION = (
     "Translate the user's question about a software project into English. Keep names of "
     "functions, options and commands as they are. Reply with the English question only."

@@ -31,8 +31,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
 
 #: An answer to a Japanese question may not begin with a Latin word or a bracket: over English
 #: excerpts the model otherwise starts some answers by copying an excerpt's heading (or its label,
-#: then its heading) and goes on in English (bench_answers, click-ja + maint-guide-ja, 64
-#: questions: pasted 12/54 -> 6/54, language 62/64 -> 63/64).
+#: then its heading) and goes on in English.
 JAPANESE_LEAD = True
 
 

@@ -2,19 +2,13 @@
 
 Each pass takes the draft (the answer's text and what it was written from), may change its
 text, and says how many times it fired. The counts travel with the answer (``Answer.repairs``),
-so a benchmark run reports how often each pass fired on each question set: a pass that fires
-only on the public sets' saved runs, or never, is a candidate for deletion (BENCHMARKS.md).
+so a benchmark run reports how often each pass fired: a pass that never fires is a candidate
+for deletion.
 
 The order matters: text that is not the answer goes first (repeated lines, echoed labels, a
 lead-in word, scaffolding, sentences that repeat the instructions, sentences in Chinese), then
 citations are checked and moved to the excerpt that says what their sentence says, then every
 specific must be in the excerpts, and an answer left citing nothing gets its source.
-
-Deleted after counting (BENCHMARKS.md, twenty-third session): five passes that fired on no
-held-out question (pasted English paragraphs in a Japanese answer, citations moved to the excerpt
-whose code a sentence quotes or that defines the asked name, stub sentences merged, an announced
-block added from a guide): four never fired in 125 questions (79 model answers), the last only
-on a public set.
 """
 
 from __future__ import annotations

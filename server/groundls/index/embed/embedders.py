@@ -147,9 +147,8 @@ class MiniLMEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """A question, on a session of its own with one thread: beside e5's one-thread query
-        (the longest of a search's query vectors) it takes the other core, not both (a Japanese
-        question's query vectors 32-39 -> 26-28 ms, search p50 61-63 -> 48-60 ms on debref-ja;
-        BENCHMARKS.md). Loaded on the first question (RSS +95 MB)."""
+        (the longest of a search's query vectors) it takes the other core, not both. Loaded on
+        the first question."""
         with self._query_lock:
             if self._query_model is None:
                 self._query_model = self._new_session(threads=1, enable_cpu_mem_arena=False)

@@ -8,8 +8,8 @@ from groundls.chunkers import Chunk
 from groundls.chunkers.textrules import is_cjk
 
 #: The space that also keeps one vector per sentence of its Japanese prose (see sentence_parts):
-#: USE is a sentence encoder, and ranking a passage by its best sentence lifted Japanese
-#: nDCG@10 from 0.77 to 0.81 (BENCHMARKS.md). English prose gained nothing, so it is left out.
+#: USE is a sentence encoder, so a Japanese passage also ranks by its best sentence. English
+#: prose gained nothing from it, so it is left out.
 PARTS_SPACE = "use"
 
 #: policy -> (spaces of code, of English prose and config, of Japanese prose).
@@ -30,11 +30,10 @@ POLICIES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = 
 
 #: policy -> its deep tier: spaces an index run does not wait for. They are filled afterwards, a
 #: slice at a time (the language server in the background, ``groundls index --deep`` at once),
-#: and searched as far as they are filled. MiniLM embeds ~16 chunks/s on two cores against the
-#: static model's thousands, and on top of it lifted click nDCG@10 0.574 -> 0.635 and click-ja
-#: 0.480 -> 0.550 (BENCHMARKS.md, seventh session).
-#: multilingual-e5-small (``e5``, a few prose chunks a second) joined it for prose, English and
-#: Japanese (twenty-first session): it reads paraphrase, where the question's words are not the
+#: and searched as far as they are filled. MiniLM embeds tens of chunks a second on two cores
+#: against the static model's thousands, and reads code and English text better.
+#: multilingual-e5-small (``e5``, a few prose chunks a second) joins it for prose, English and
+#: Japanese: it reads paraphrase, where the question's words are not the
 #: manual's.
 DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 
@@ -45,8 +44,8 @@ DEFERRED: dict[str, tuple[str, ...]] = {"default": ("minilm", "e5")}
 STAND_INS = {"static": "minilm"}
 
 #: Spaces that read prose only: multilingual-e5-small, the slowest model, is there for paraphrase
-#: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose: without them e5's
-#: list moved no public set, and click's 17 had cost 2.2 s of its 33 s fill (twenty-sixth session).
+#: in docs. A config file's chunks (YAML, JSON, XML and SVG, INI) are not prose, and cost e5 its
+#: time for nothing.
 PROSE_ONLY = ("e5",)
 
 #: The space of a model server's embeddings (``embeddings.served``): every chunk, deep tier.

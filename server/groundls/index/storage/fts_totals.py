@@ -5,9 +5,8 @@ rowid alone. SQLite then drops the row from its terms' lists and from ``chunks_f
 it does not take the row out of the table's totals, the "averages" record (row 1 of
 ``chunks_fts_data``: the row count, then each column's token count) that BM25 reads for its
 inverse document frequency and its average length. Every chunk that re-indexing replaced left
-its tokens there: after one chunker change every file of mixed-ja was chunked again and BM25
-counted 1,962 rows where 1,662 were left, and its English questions' nDCG@10 fell from 0.633
-to 0.601; editing files moves the totals the same way, save after save.
+its tokens there: after a chunker change every file is chunked again and BM25 counts rows that
+are gone; editing files moves the totals the same way, save after save.
 
 So the store reads a row's sizes from ``chunks_fts_docsize`` before deleting it and takes them
 off the totals once the deleting transaction has committed (FTS5 writes the totals it holds in
