@@ -1,18 +1,18 @@
 from groundls.answer.text.hygiene import (
-    LabelFilter,
-    best_source,
     citations_to_line_ends,
-    cite_better_ranked,
-    cite_named_paths,
     drop_lead_in,
-    drop_repeated_lines,
     drop_scaffolding,
     paragraphs,
     pasted_share,
-    repoint_citations,
     restates,
-    strip_labels,
-    third_copy_start,
+)
+from groundls.answer.text.labels import LabelFilter, strip_labels
+from groundls.answer.text.repeats import drop_repeated_lines, third_copy_start
+from groundls.answer.text.repoint import (
+    best_source,
+    cite_better_ranked,
+    cite_named_paths,
+    repoint_citations,
 )
 from groundls.results import Hit
 

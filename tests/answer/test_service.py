@@ -15,7 +15,7 @@ from groundls.answer.service import AnswerService
 from groundls.answer.stages import followup
 from groundls.answer.stages.prompt import system_prompt
 from groundls.answer.text import wording
-from groundls.answer.text.hygiene import loop_start
+from groundls.answer.text.repeats import loop_start
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
 

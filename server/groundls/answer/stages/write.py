@@ -16,7 +16,7 @@ from groundls.answer.model import runtime
 from groundls.answer.model.thinking import without_thinking
 from groundls.answer.stages.prompt import Excerpt, header_sections
 from groundls.answer.text import citations as cit
-from groundls.answer.text import hygiene
+from groundls.answer.text import labels, repeats
 
 #: JSON schema of the structured output (style "json").
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -64,7 +64,7 @@ def only_a_label(
     begins its label)."""
     if style != "text" or stats.stop_reason != "stop":
         return False
-    text, _ = hygiene.strip_labels(raw, paths, sections)
+    text, _ = labels.strip_labels(raw, paths, sections)
     return not cit.MARKER.sub("", text).strip()
 
 
@@ -89,7 +89,7 @@ def write(
     # echoed excerpt labels never reach the user
     paths = {e.hit.path for e in excerpts}
     sections = header_sections(excerpts)
-    labels = hygiene.LabelFilter(paths, sections)
+    held = labels.LabelFilter(paths, sections)
 
     def shown(visible: str) -> None:
         if visible:
@@ -111,27 +111,27 @@ def write(
         ):
             raw_parts.append(piece)
             visible = streamer.feed(piece) if streamer is not None else piece
-            shown(labels.feed(visible) if visible else "")
+            shown(held.feed(visible) if visible else "")
             if len(raw_parts) % 8 == 0:
                 so_far = "".join(raw_parts)
-                if hygiene.loop_start(so_far) is not None:
+                if repeats.loop_start(so_far) is not None:
                     written.looped = True
                     break
-                if style == "text" and (third := hygiene.third_copy_start(so_far)):
+                if style == "text" and (third := repeats.third_copy_start(so_far)):
                     # writing the same lines a third time: nothing new will come
                     raw_parts[:] = [so_far[:third]]
                     break
-        shown(labels.finish())
+        shown(held.finish())
         if attempt or not only_a_label("".join(raw_parts), style, stats, paths, sections):
             break
         # the reply was nothing but an excerpt's label ("[1] guide.md:1-9 (…)", as if the
         # location were the answer): once more, not beginning with "[" (the prompt is read
         # already, so this costs only the writing)
         raw_parts.clear()
-        labels = hygiene.LabelFilter(paths, sections)
+        held = labels.LabelFilter(paths, sections)
     raw = "".join(raw_parts)
     if written.looped:
-        cut_at = hygiene.loop_start(raw)
+        cut_at = repeats.loop_start(raw)
         if cut_at is not None:
             raw = raw[:cut_at]
         stats.stop_reason = "loop"

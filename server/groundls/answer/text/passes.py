@@ -25,7 +25,7 @@ from groundls.answer.stages.prompt import (
     instructions,
 )
 from groundls.answer.text import citations as cit
-from groundls.answer.text import grounding, hygiene
+from groundls.answer.text import grounding, hygiene, labels, repeats, repoint
 
 
 @dataclass
@@ -103,7 +103,7 @@ def _lead_in(draft: Draft) -> int:
 
 
 def _echoed_labels(draft: Draft) -> int:
-    draft.text, fired = hygiene.strip_labels(draft.text, draft.paths, draft.sections)
+    draft.text, fired = labels.strip_labels(draft.text, draft.paths, draft.sections)
     return fired
 
 
@@ -148,19 +148,19 @@ def _invalid_citations(draft: Draft) -> int:
 
 
 def _path_citations(draft: Draft) -> int:
-    draft.text, fired = hygiene.cite_named_paths(
+    draft.text, fired = repoint.cite_named_paths(
         draft.text, {e.n: e.hit.path for e in draft.excerpts}
     )
     return fired
 
 
 def _moved_citations(draft: Draft) -> int:
-    draft.text, moves = hygiene.repoint_citations(draft.text, draft.bodies)
+    draft.text, moves = repoint.repoint_citations(draft.text, draft.bodies)
     return len(moves)
 
 
 def _better_ranked(draft: Draft) -> int:
-    draft.text, fired = hygiene.cite_better_ranked(draft.text, draft.bodies, draft.question)
+    draft.text, fired = repoint.cite_better_ranked(draft.text, draft.bodies, draft.question)
     return fired
 
 
@@ -182,7 +182,7 @@ def _added_citation(draft: Draft) -> int:
     if not draft.found or draft.cut or not draft.text.strip() or cit.cited_numbers(draft.text):
         return 0
     others = [n for n in draft.model_numbers if draft.valid(n)]
-    added = others[0] if others else hygiene.best_source(draft.text, draft.bodies)
+    added = others[0] if others else repoint.best_source(draft.text, draft.bodies)
     if added is None:
         return 0
     marker = f" [{added}]"
@@ -194,7 +194,7 @@ def _added_citation(draft: Draft) -> int:
 
 #: The passes, in the order they run. Names are the keys of ``Answer.repairs``.
 PASSES: tuple[Pass, ...] = (
-    Pass("repeated_lines", _text_pass(hygiene.drop_repeated_lines)),
+    Pass("repeated_lines", _text_pass(repeats.drop_repeated_lines)),
     Pass("echoed_labels", _echoed_labels),
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),
