@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from tree_sitter import Node
 
 from .base import ChunkOptions, Piece, is_meaningful
+from .code_context import compact
 from .code_defs import (
     CPP_HEADER,
     MAX_FIELDS,
@@ -18,7 +19,6 @@ from .code_defs import (
 )
 from .code_langs import (
     SPECS,
-    compact,
     module_prefix,
     parse_within,
     parser_for,

@@ -15,17 +15,19 @@ from pathlib import PurePosixPath
 from tree_sitter import Node
 
 from .base import ChunkOptions, is_meaningful
+from .code_context import (
+    compact,
+    field_names,
+    first_sentence,
+    python_docstring,
+    python_self_attributes,
+)
 from .code_langs import (
     ELIXIR_DOC_ATTRIBUTES,
     SPECS,
     Spec,
     c_declarator_name,
-    compact,
-    field_names,
-    first_sentence,
     node_text,
-    python_docstring,
-    python_self_attributes,
     split_scoped,
 )
 from .textrules import estimate_encoder_tokens

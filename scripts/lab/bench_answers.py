@@ -192,8 +192,8 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
 def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
     from groundls.answer.stages.prompt import detect_language
     from groundls.answer.text.citations import MARKER
-    from groundls.answer.text.grounding import talks_about_prompt, written_language
     from groundls.answer.text.hygiene import pasted_share, says_hedge
+    from groundls.answer.text.language_checks import talks_about_prompt, written_language
 
     shown: list[dict[str, Any]] = []
     ans = workspace.answers.ask(

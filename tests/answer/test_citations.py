@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 
 from groundls.answer.text.citations import (
-    AnswerFieldStreamer,
     cited_numbers,
     citing_sentences,
     drop_invalid_markers,
     is_weak,
     overlap,
-    parse_output,
-    repair_json,
     vouched_sentences,
 )
+from groundls.answer.text.output import AnswerFieldStreamer, parse_output, repair_json
 
 
 def test_cited_numbers_in_order_of_first_appearance():

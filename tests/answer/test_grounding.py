@@ -4,16 +4,18 @@ in a Japanese manual supports the same one written in ASCII, and the other way r
 from __future__ import annotations
 
 from groundls.answer.stages.prompt import instructions
-from groundls.answer.text import grounding
+from groundls.answer.text import grounding, sentences
 from groundls.answer.text.grounding import (
     Evidence,
-    drop_chinese,
     drop_instruction_echoes,
-    drop_meta_talk,
-    drop_pasted_english,
     drop_unsupported,
     numbers_in,
     specifics,
+)
+from groundls.answer.text.language_checks import (
+    drop_chinese,
+    drop_meta_talk,
+    drop_pasted_english,
     written_language,
 )
 
@@ -134,7 +136,7 @@ def test_a_dropped_list_item_takes_its_number_with_it():
     )
     assert kept == "Steps: 1. Open a terminal [1]. 3. Follow the prompts [1]."
     # a number that ends a sentence is no list item
-    assert grounding._units("It is version 2. It works.") == ["It is version 2. ", "It works."]
+    assert sentences._units("It is version 2. It works.") == ["It is version 2. ", "It works."]
 
 
 def test_a_sentence_about_the_excerpt_is_dropped_and_the_facts_after_it_stay():

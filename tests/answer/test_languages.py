@@ -9,7 +9,8 @@ from groundls.chunkers.textrules import question_language
 from groundls.answer.stages.prompt import build_messages, instructions, system_prompt
 from groundls.answer.stages.rewrite import clean_reply
 from groundls.answer.text import wording
-from groundls.answer.text.grounding import says_nothing, written_in
+from groundls.answer.text.grounding import says_nothing
+from groundls.answer.text.language_checks import written_in
 from tests.answer.test_service import UPLOAD, FakeModel, service
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from groundls.answer.stages.prompt import Excerpt
 from groundls.answer.stages.write import Written
 from groundls.answer.text import citations as cit
-from groundls.answer.text import grounding, hygiene, passes, wording
+from groundls.answer.text import grounding, hygiene, language_checks, output, passes, wording
 from groundls.answer.text.wording import say
 from groundls.results import Citation, Hit
 
@@ -74,7 +74,7 @@ def check(
     """``written`` held to ``excerpts``: repaired, its citations mapped and judged. ``hedge``
     begins an answer that was found over an unsure search; ``show`` streams what a repair pass
     adds (a code block an answer announced)."""
-    parsed = cit.parse_output(written.raw, style)
+    parsed = output.parse_output(written.raw, style)
     if style == "json" and not parsed.answer and "".join(written.shown):
         parsed.answer = "".join(written.shown).strip()
     draft = passes.Draft(
@@ -132,7 +132,7 @@ def check(
     ):
         # the question restated, or talk about the excerpts: their key lines instead
         checked.fallback = "content_free"
-    elif found and not grounding.written_in(answer_text, language):
+    elif found and not language_checks.written_in(answer_text, language):
         # not in the reader's language (a Japanese sentence, then English paragraphs pasted
         # from the excerpts), cut or not: their key lines instead, labelled in the reader's
         # language

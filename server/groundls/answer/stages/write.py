@@ -16,7 +16,7 @@ from groundls.answer.model import runtime
 from groundls.answer.model.thinking import without_thinking
 from groundls.answer.stages.prompt import Excerpt, header_sections
 from groundls.answer.text import citations as cit
-from groundls.answer.text import labels, repeats
+from groundls.answer.text import labels, output, repeats
 
 #: JSON schema of the structured output (style "json").
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -85,7 +85,7 @@ def write(
     written = Written("")
     stats = written.stats
     raw_parts: list[str] = []
-    streamer = cit.AnswerFieldStreamer() if style == "json" else None
+    streamer = output.AnswerFieldStreamer() if style == "json" else None
     # echoed excerpt labels never reach the user
     paths = {e.hit.path for e in excerpts}
     sections = header_sections(excerpts)

@@ -29,11 +29,12 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from groundls.answer.stages.prompt import Language, detect_language
 from groundls.answer.text.citations import MARKER, stemmed_features
-from groundls.chunkers.textrules import english_words, is_cjk, reads_chinese
+from groundls.answer.text.language_checks import _all_meta_talk
+from groundls.answer.text.sentences import _FENCE, _LIST_HEAD, _drop_sentences, _units
+from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
 #: question's to say something. One: across languages (an English answer over a Japanese guide,
@@ -52,12 +53,6 @@ MIN_ECHO_TERMS = 3
 #: Supporting lines shown per citation, at most.
 SUPPORT_LINES = 3
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
-_LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-#: A list item's number at the end of a sentence unit (the sentence split after its period).
-_TRAILING_ITEM = re.compile(r"(?:^|(?<=[：:。！？.!?]))\s*\d{1,3}[.)]\s*$")
 
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _QUOTED = re.compile(r'"([^"\n]{2,80})"|“([^”\n]{2,80})”|「([^」\n]{1,80})」')
@@ -186,32 +181,6 @@ class Evidence:
         return missing + sorted(numbers - self._numbers)
 
 
-def _units(line: str) -> list[str]:
-    """A line as its sentences, each with the spacing that followed it (they join back as is).
-    A list item's number (``2. ``, ``3) ``) goes with the sentence after it, so a dropped item
-    leaves no bare number behind."""
-    parts: list[str] = []
-    last = 0
-    for match in _SENTENCE_END.finditer(line):
-        parts.append(line[last : match.end()])
-        last = match.end()
-    if last < len(line):
-        parts.append(line[last:])
-    units: list[str] = []
-    carried = ""
-    for part in parts:
-        part = carried + part
-        carried = ""
-        marker = _TRAILING_ITEM.search(part)
-        if marker is not None and marker.end() == len(part):
-            part, carried = part[: marker.start()], marker.group(0)
-        if part:
-            units.append(part)
-    if carried:
-        units.append(carried)
-    return units
-
-
 def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
     """The answer without the sentences (and code blocks) that state a specific the evidence does
     not hold; returns it and the specifics that were missing."""
@@ -253,11 +222,6 @@ def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
             out += block
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
     return text, missing
-
-
-def has_content(answer: str) -> bool:
-    """Whether anything but citation markers and punctuation is left."""
-    return bool(re.search(r"\w", MARKER.sub("", answer)))
 
 
 def says_nothing(
@@ -346,167 +310,3 @@ def support_lines(sentences: Iterable[str], text: str, start_line: int) -> list[
     scored.sort()
     best = sorted(scored[:SUPPORT_LINES], key=lambda s: s[1])
     return [(start_line + i, line[:240]) for _, i, line in best]
-
-
-def _prose(text: str) -> str:
-    """``text`` without its code (blocks and inline) and citation markers."""
-    return MARKER.sub(" ", _CODE.sub(" ", text))
-
-
-#: Common English words past which an answer to a German, French or Spanish question reads
-#: English (a sentence of ten words has three or four).
-ENGLISH_PLAINLY = 4
-
-
-#: Common English words that make a line of an answer in another language a pasted English one
-#: (a wrapped line of a paragraph has a handful; a list of names has none).
-PASTED_ENGLISH = 3
-
-
-def written_language(answer: str) -> Language:
-    """The language of an answer's own sentences, its code and citation markers aside (a
-    Japanese answer that quotes a command is still Japanese): "zh" when they read Chinese."""
-    prose = _prose(answer)
-    return "zh" if reads_chinese(prose) else detect_language(prose)
-
-
-def written_in(answer: str, language: Language) -> bool:
-    """Whether an answer reads as written in ``language``. German, French and Spanish are told
-    from English by their common words, which a short answer full of names may not have: such
-    an answer counts as written in them unless it reads English plainly."""
-    written = written_language(answer)
-    if written == language:
-        return True
-    if language in ("de", "fr", "es") and written == "en":
-        return english_words(_prose(answer)) < ENGLISH_PLAINLY
-    return False
-
-
-#: A sentence whose subject is the prompt's own parts, not the workspace: an excerpt ("この抜粋は、
-#: …を説明しています", "The excerpt describes …"), or this answer or question ("この回答は、…
-#: 情報を提供しています"). The nouns are the ones the model's prompt uses (``prompt.py``).
-_META_SUBJECT = re.compile(
-    r"^[\s>*#-]*(?:\d+[.)]\s+)?(?:"
-    r"(?:この|その|これらの|上記の?|以下の|各)?\s*抜粋\s*(?:\[[\d,\s]+\]\s*)?(?:は|では|には|が|も)"
-    r"|(?:この|上記の?)\s*(?:回答|答え|質問)\s*(?:は|では|が)"
-    r"|(?:this|the|these|each|above)\s+(?:(?:provided|given|source|above)\s+)?excerpts?\b"
-    r"(?:\s*\[[\d,\s]+\])?\s+(?!(?:does|do)\s+not\b|doesn't\b|don't\b)[a-z]+"
-    r"|this\s+(?:answer|question|response)\s+[a-z]+"
-    r")",
-    re.IGNORECASE,
-)
-#: ... unless it says the excerpts do not hold something (how a model says "not found").
-_NEGATED = re.compile(r"ません|ない|\bnot\b|\bno\b|n't\b", re.IGNORECASE)
-
-
-def talks_about_prompt(sentence: str) -> bool:
-    """Whether ``sentence`` is about the excerpts or the answer rather than the workspace (see
-    :data:`_META_SUBJECT`): meta-talk, which a reader cannot use."""
-    text = MARKER.sub(" ", sentence).strip()
-    return bool(_META_SUBJECT.match(text)) and not _NEGATED.search(text)
-
-
-#: "The excerpt shows that …": the clause after "that" is the sentence's fact.
-_META_THAT = re.compile(
-    r"(?m)(?<![^\s>*-])(?:this|the|these)\s+(?:(?:provided|given|source|above)\s+)?excerpts?"
-    r"(?:\s*\[[\d,\s]+\])?\s+(?:shows?|says?|states?|explains?|mentions?|notes?|indicates?)"
-    r"\s+that\s+(?P<first>\w)",
-    re.IGNORECASE,
-)
-
-
-def _all_meta_talk(answer: str) -> bool:
-    units = [u for line in _CODE.sub(" ", answer).split("\n") for u in _units(line) if u.strip()]
-    return bool(units) and all(talks_about_prompt(u) for u in units)
-
-
-def drop_meta_talk(answer: str) -> tuple[str, int]:
-    """The answer without its sentences about the excerpts or itself (:func:`talks_about_prompt`),
-    and how many went; "The excerpt shows that uploads are retried" keeps its fact ("Uploads
-    are retried"). An answer that would be left with nothing keeps them (it says nothing as a
-    whole, see :func:`says_nothing`)."""
-    answer, rewritten = _META_THAT.subn(lambda m: m.group("first").upper(), answer)
-    kept, dropped = _drop_sentences(answer, talks_about_prompt)
-    return kept, dropped + rewritten
-
-
-def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
-    """An answer in another language than English without its lines that read plainly English
-    (at least :data:`PASTED_ENGLISH` common English words, and as a whole English), and how
-    many went: a small model pastes an English excerpt's paragraph after its own sentence.
-    Code blocks and indented lines stay; the sentence that announced the dropped lines (ending
-    in ":") goes with them. An answer that would be left with nothing keeps them all (it is not
-    in the reader's language as a whole, see :func:`written_language`)."""
-    if language == "en":
-        return answer, 0
-    out: list[str] = []
-    dropped = 0
-    in_block = False
-    for line in answer.split("\n"):
-        if _FENCE.match(line) or in_block:
-            in_block = in_block != bool(_FENCE.match(line))
-            out.append(line)
-            continue
-        prose = _prose(line)
-        if (
-            not line.startswith(("    ", "\t"))
-            and english_words(prose) >= PASTED_ENGLISH
-            and detect_language(prose) == "en"
-        ):
-            dropped += 1
-            while out and not out[-1].strip():
-                out.pop()
-            if out and out[-1].rstrip().endswith((":", "：")):
-                # the sentence that announced it goes too; the line's others stay
-                out[-1] = "".join(_units(out[-1])[:-1]).rstrip()
-                if not out[-1]:
-                    out.pop()
-            continue
-        out.append(line)
-    return _kept(answer, out, dropped)
-
-
-def _kept(answer: str, lines: list[str], dropped: int) -> tuple[str, int]:
-    """The answer as the ``lines`` kept of it, and how many pieces went; the answer whole when
-    none went or what is left has nothing to say."""
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-    if not dropped or not has_content(text):
-        return answer, 0
-    return text, dropped
-
-
-def drop_chinese(answer: str) -> tuple[str, int]:
-    """The answer without its sentences that read Chinese, and how many went. An answer that
-    would be left with nothing keeps them all: it is not in the reader's language as a whole
-    (see :func:`written_language`)."""
-    return _drop_sentences(answer, lambda sentence: reads_chinese(_prose(sentence)))
-
-
-def _drop_sentences(
-    answer: str, goes: Callable[[str], bool], *, keep_announcing: bool = False
-) -> tuple[str, int]:
-    """The answer without the sentences ``goes`` picks (code blocks kept as they are), and how
-    many went; an answer that would be left with nothing keeps them all. ``keep_announcing``:
-    a line's last sentence before a list or a block stays, as it announces it."""
-    out: list[str] = []
-    dropped = 0
-    in_block = False
-    lines = answer.split("\n")
-    for i, line in enumerate(lines):
-        if _FENCE.match(line) or in_block:
-            in_block = in_block != bool(_FENCE.match(line))
-            out.append(line)
-            continue
-        units = _units(line)
-        after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
-        announces = keep_announcing and bool(_LIST_HEAD.match(after) or _FENCE.match(after))
-        kept = [
-            unit
-            for n, unit in enumerate(units)
-            if (announces and n == len(units) - 1) or not goes(unit)
-        ]
-        dropped += len(units) - len(kept)
-        text = "".join(kept).rstrip()
-        if text or not line.strip():
-            out.append(text)
-    return _kept(answer, out, dropped)

@@ -31,10 +31,7 @@ import re
 from collections.abc import Collection, Sequence
 from difflib import SequenceMatcher
 
-from groundls.answer.text.citations import (
-    MARKER,
-    cited_numbers,
-)
+from groundls.answer.text.citations import MARKER, cited_numbers
 from groundls.answer.text.wording import HEDGE
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.

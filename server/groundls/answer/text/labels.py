@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from groundls.answer.text.citations import (
-    MARKER,
-)
+from groundls.answer.text.citations import MARKER
 from groundls.answer.text.hygiene import (
     _HEAD_START,
     _LABEL,

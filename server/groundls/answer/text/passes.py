@@ -25,7 +25,15 @@ from groundls.answer.stages.prompt import (
     instructions,
 )
 from groundls.answer.text import citations as cit
-from groundls.answer.text import grounding, hygiene, labels, repeats, repoint
+from groundls.answer.text import (
+    grounding,
+    hygiene,
+    labels,
+    language_checks,
+    repeats,
+    repoint,
+    sentences,
+)
 
 
 @dataclass
@@ -130,13 +138,13 @@ def _chinese_sentences(draft: Draft) -> int:
     """Sentences that slipped into Chinese go, unless Chinese was asked for."""
     if draft.language == "zh":
         return 0
-    draft.text, fired = grounding.drop_chinese(draft.text)
+    draft.text, fired = language_checks.drop_chinese(draft.text)
     return fired
 
 
 def _pasted_english(draft: Draft) -> int:
     """English lines pasted into an answer in another language go."""
-    draft.text, fired = grounding.drop_pasted_english(draft.text, draft.language)
+    draft.text, fired = language_checks.drop_pasted_english(draft.text, draft.language)
     return fired
 
 
@@ -170,7 +178,7 @@ def _unsupported_specifics(draft: Draft) -> int:
     nothing to say is emptied (the service then says "not found", with places to look)."""
     evidence = grounding.Evidence([*draft.bodies.values(), draft.question])
     draft.text, draft.unsupported = grounding.drop_unsupported(draft.text, evidence)
-    if draft.unsupported and not grounding.has_content(draft.text):
+    if draft.unsupported and not sentences.has_content(draft.text):
         draft.text = ""
     return len(draft.unsupported)
 
@@ -201,7 +209,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("instruction_echoes", _instruction_echoes),
     Pass("chinese_sentences", _chinese_sentences),
     Pass("pasted_english", _pasted_english),
-    Pass("meta_talk", _text_pass(grounding.drop_meta_talk)),
+    Pass("meta_talk", _text_pass(language_checks.drop_meta_talk)),
     Pass("invalid_citations", _invalid_citations),
     Pass("path_citations", _path_citations),
     Pass("moved_citations", _moved_citations),
