@@ -12,7 +12,7 @@ import pytest
 from groundls.chunkers.textrules import is_cjk
 
 from groundls.config import Config
-from groundls.index import indexer
+from groundls.index import reading
 from groundls.index.storage.terms import match_expression, query_terms
 from groundls.results import InvalidChunkId, SearchFilters
 from groundls.search import searcher
@@ -336,7 +336,7 @@ def test_a_new_chunker_makes_every_files_chunks_again_and_keeps_their_vectors(
     first = workspace.index()
     assert first.embedded > 0
     assert workspace.index().files_unchanged == first.files_seen
-    monkeypatch.setattr("groundls.index.indexer.CHUNKER_VERSION", -1)
+    monkeypatch.setattr("groundls.index.reading.CHUNKER_VERSION", -1)
     again = workspace.index()
     assert again.files_unchanged == 0 and again.files_indexed == first.files_indexed
     assert again.embedded == 0  # the same chunks: their vectors are kept
@@ -348,7 +348,7 @@ def test_a_new_chunker_that_only_describes_a_chunk_anew_updates_its_row(
     workspace = open_workspace(search_ws, tmp_path, fake_embedders)
     workspace.index()
 
-    chunk_file = indexer.chunk_file
+    chunk_file = reading.chunk_file
 
     def renamed(path, text, options=None):  # the same texts, other kinds and names
         return [
@@ -356,8 +356,8 @@ def test_a_new_chunker_that_only_describes_a_chunk_anew_updates_its_row(
             for c in chunk_file(path, text, options)
         ]
 
-    monkeypatch.setattr(indexer, "chunk_file", renamed)
-    monkeypatch.setattr(indexer, "CHUNKER_VERSION", -1)
+    monkeypatch.setattr(reading, "chunk_file", renamed)
+    monkeypatch.setattr(reading, "CHUNKER_VERSION", -1)
     again = workspace.index()
     assert again.embedded == 0  # the vectors are kept
     rows = workspace.store.conn.execute("SELECT DISTINCT text_type FROM chunks").fetchall()

@@ -122,7 +122,7 @@ def embeddings(corpus: Path, count: int) -> int:
     from groundls.index.embed.embedders import E5Embedder
     from groundls.index.embed.served import ServedEmbedder
     from groundls.index.files.walk import WorkspaceWalker, read_text
-    from groundls.index.indexer import chunk_visible
+    from groundls.index.reading import chunk_visible
 
     config = Config()
     texts: list[str] = []

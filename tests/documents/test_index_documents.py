@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from groundls.config import Config
-from groundls.index import indexer as indexer_module
+from groundls.index import reading as reading_module
 from groundls.workspace import Workspace
 from tests.documents import make, sources
 from tests.helpers.fakes import FakeEmbedder
@@ -40,13 +40,13 @@ def ws(documents: Path, tmp_path: Path) -> Path:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The documents the index reads (the real reader, counted)."""
     seen: list[str] = []
-    real = indexer_module.extract_bounded
+    real = reading_module.extract_bounded
 
     def counted(abs_path: Path, rel_path: str, **kw):  # type: ignore[no-untyped-def]
         seen.append(rel_path)
         return real(abs_path, rel_path, **kw)
 
-    monkeypatch.setattr(indexer_module, "extract_bounded", counted)
+    monkeypatch.setattr(reading_module, "extract_bounded", counted)
     return seen
 
 
@@ -115,7 +115,7 @@ def test_a_new_reader_reads_every_document_again_the_refused_ones_too(
         workspace.index()
         assert reads == []
         monkeypatch.setattr(
-            indexer_module, "EXTRACTOR_VERSION", indexer_module.EXTRACTOR_VERSION + 1
+            reading_module, "EXTRACTOR_VERSION", reading_module.EXTRACTOR_VERSION + 1
         )
         workspace.index()
         assert len(reads) == 9 and "locked.pdf" in reads

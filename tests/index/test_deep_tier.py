@@ -175,12 +175,12 @@ def test_a_deep_space_that_holds_every_candidate_counts_fully_however_little_it_
 def test_the_latest_questions_candidates_are_taken_first_and_the_queue_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from groundls.index import indexer as indexer_module
+    from groundls.index import deep as deep_module
 
     root = tmp_path / "repo"
     write(root, {"m.py": CODE})
     workspace = open_ws(root, tmp_path)
-    monkeypatch.setattr(indexer_module, "ASKED_KEPT", 5)
+    monkeypatch.setattr(deep_module, "ASKED_KEPT", 5)
     index = workspace.indexer
     index.want_first("minilm", [1, 2, 3])
     index.want_first("minilm", [7, 8, 9, 2])

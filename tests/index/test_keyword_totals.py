@@ -65,7 +65,7 @@ def test_a_new_chunker_leaves_the_keyword_totals_of_a_fresh_index(
     workspace.index()
     fresh = fts_totals.totals(workspace.store.conn)
     # a chunker that describes every chunk anew rewrites every keyword row
-    monkeypatch.setattr("groundls.index.indexer.CHUNKER_VERSION", -1)
+    monkeypatch.setattr("groundls.index.reading.CHUNKER_VERSION", -1)
     monkeypatch.setattr("groundls.index.storage.store._names", lambda chunk: "renamed")
     workspace.index()
     assert fts_totals.totals(workspace.store.conn) == fresh

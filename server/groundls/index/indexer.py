@@ -6,30 +6,26 @@ Every write goes through one lock, so a full run and a run for a few saved files
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file
+from groundls.chunkers import Chunk, chunk_file
 from groundls.config import Config
+from groundls.index.deep import DeepFill
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
-from groundls.index.embed.embedding import ChunkVectors, blob_of, embed_chunks
+from groundls.index.embed.embedding import ChunkVectors, embed_chunks
 from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
-from groundls.index.files import secrets as secrets_redaction
 from groundls.index.files.documents import (
-    EXTRACTOR_VERSION,
-    DocumentRefused,
     Extracted,
     document_format,
-    extract_bounded,
     place_at,
 )
-from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
 from groundls.index.files.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.index.reading import FileReading, visible_text
 from groundls.index.storage.store import FileRecord, SpaceInfo, Store
 from groundls.results import IndexProgress, IndexReport
 
@@ -40,12 +36,6 @@ UNAVAILABLE_RETRY_S = 30.0
 
 #: Chunks gathered before one embedding call (and the writes that follow it).
 EMBED_BATCH = 64
-#: Deep-tier chunks embedded in one model call (about two seconds of MiniLM on two cores), so
-#: ``fill_deep`` checks its cancel event at least that often.
-DEEP_BATCH = 32
-#: Chunks that searches reached and a deep space still lacks, kept per space for the fill to take
-#: first (the oldest are forgotten past this many).
-ASKED_KEPT = 2000
 
 ProgressCallback = Callable[[IndexProgress], None]
 
@@ -67,25 +57,7 @@ class Built:
 BuildStep = Callable[[Iterator[tuple[WorkspaceFile, str, str]], IndexReport], Iterator[Built]]
 
 
-def visible_text(path: str, text: str, config: Config) -> tuple[str, int]:
-    """A file's text as the index may hold and show it: secret values redacted (unless the user
-    opted in to indexing secrets); and how many were."""
-    if config.index_secrets:
-        return text, 0
-    redacted = secrets_redaction.redact(path, text)
-    if redacted.count:
-        log.info("%s: %d secret value(s) redacted", path, redacted.count)
-    return redacted.text, redacted.count
-
-
-def chunk_visible(path: str, text: str, config: Config) -> tuple[list[Chunk], int]:
-    """A file's chunks as the index may hold them (see ``visible_text``), and how many secret
-    values were redacted."""
-    text, redacted = visible_text(path, text, config)
-    return chunk_file(path, text, config.chunk_options), redacted
-
-
-class Indexer:
+class Indexer(FileReading, DeepFill):
     """Brings one workspace folder's index up to date, fully or for given files."""
 
     def __init__(
@@ -152,97 +124,6 @@ class Indexer:
         if self.unavailable and time.monotonic() >= self._retry_at:
             self._spaces_ready = False
             self.ensure_spaces()
-
-    def _checksum(self, text: str) -> str:
-        """What a file's stored checksum says: its text as chunked by this chunker version with
-        these options (so a new chunker or other options make its chunks again)."""
-        secrets = "kept" if self.config.index_secrets else secrets_redaction.VERSION
-        digest = hashlib.sha256(
-            f"{CHUNKER_VERSION}\0{self.config.chunk_options}\0{secrets}\0".encode()
-        )
-        digest.update(text.encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
-
-    def _document_reading(self) -> str:
-        """What reads a document here (reader, chunker, options, secrets), as a short digest:
-        the first part of its stored checksum, so a new reader reads every document again
-        without a document being opened to find out."""
-        secrets = "kept" if self.config.index_secrets else secrets_redaction.VERSION
-        key = f"{CHUNKER_VERSION}\0{EXTRACTOR_VERSION}\0{self.config.chunk_options}\0{secrets}"
-        return hashlib.sha256(key.encode()).hexdigest()[:16]
-
-    def _document_checksum(self, data: bytes) -> str:
-        """A document's stored checksum: how it is read, then its bytes."""
-        return f"{self._document_reading()}:{hashlib.sha256(data).hexdigest()}"
-
-    def _read_document(
-        self, file: WorkspaceFile, stored: str | None, stat: tuple[int, int] | None
-    ) -> tuple[str, str] | Skipped | None:
-        """(text as read, checksum) of a document that changed; None when unchanged (same size
-        and time, or same bytes: never read again); Skipped, with why, when it cannot be read.
-        Reading runs in a bounded child process (``extract_bounded``)."""
-        reading = self._document_reading()
-        same_file = stat == (file.size, file.mtime_ns)
-        if stored is not None and stored.startswith(reading + ":") and same_file:
-            return None  # the same bytes, read the same way: never opened again
-        refused = self.store.refused_document(file.path)
-        if (
-            refused is not None
-            and refused[:2] == (file.size, file.mtime_ns)
-            and refused[4] == reading
-        ):
-            return Skipped(file.path, refused[2], refused[3])  # as it was: not tried again
-        try:
-            with open(file.abs_path, "rb") as fh:
-                data = fh.read(MAX_DOCUMENT_BYTES + 1)
-        except OSError:
-            return Skipped(file.path, "unreadable")
-        checksum = self._document_checksum(data)
-        if checksum == stored:
-            self.store.touch_file(file.path, file.size, file.mtime_ns)
-            return None
-        try:
-            document = extract_bounded(file.abs_path, file.path)
-        except DocumentRefused as why:
-            log.info("%s: skipped: %s", file.path, why.message)
-            return Skipped(file.path, why.reason, why.message)
-        self._read_documents[file.path] = (checksum, document)
-        return document.text, checksum
-
-    def _stored_document(self, path: str) -> Extracted | None:
-        """A document's text as indexed (secrets redacted), when the index holds this file."""
-        stored = self.store.document(path)
-        if stored is None or stored[0] != self.store.file_checksum(path):
-            return None
-        return stored[1]
-
-    def document(self, path: str) -> Extracted | None:
-        """A document's text as indexed, with its places (the walk's rules as for
-        ``read_visible``); None for a text file or a document the index does not hold."""
-        state = WorkspaceWalker(self.root, self.config).check(path)
-        if not isinstance(state, WorkspaceFile) or not document_format(path):
-            return None
-        return self._stored_document(path)
-
-    def read_visible(self, path: str) -> str | None:
-        """The text of an indexable workspace file (the walk's rules: inside the workspace, not
-        ignored, excluded, secret-named or unreadable), secrets redacted; None otherwise. A
-        document's is its text as read when indexed (PDF pages, slides, ...)."""
-        if document_format(path):
-            document = self.document(path)
-            return document.text if document is not None else None
-        state = WorkspaceWalker(self.root, self.config).check(path)
-        if not isinstance(state, WorkspaceFile):
-            return None
-        text = read_text(state, self.config.max_file_bytes)
-        return None if isinstance(text, Skipped) else visible_text(path, text, self.config)[0]
-
-    def _chunk(self, path: str, text: str, report: IndexReport | None = None) -> list[Chunk]:
-        """The file's chunks, secret values redacted first (unless the user opted in)."""
-        chunks, redacted = chunk_visible(path, text, self.config)
-        if report is not None:
-            report.secrets_redacted += redacted
-        return chunks
 
     def index(
         self,
@@ -313,173 +194,6 @@ class Indexer:
         return changed + [path for path in stored if path not in present]
 
     # -- the deep tier -------------------------------------------------------------------------
-
-    def deep_counts(self, space: str) -> tuple[int, int]:
-        """(chunks holding a ``space`` vector, chunks that want one)."""
-        have = self.store.count_in(space)
-        lacking, after = 0, 0
-        while rows := self.store.chunks_without(space, after, 2000):
-            after = rows[-1][0]
-            lacking += sum(space in self.policy.spaces_of(r[4], r[5]) for r in rows)
-        return have, have + lacking
-
-    def deep_status(self) -> tuple[int, int]:
-        """(vectors the deep tier holds, vectors it should hold), summed over its spaces: equal
-        when the deep tier is complete (also when the policy has none)."""
-        self.ensure_spaces()
-        filled = wanted = 0
-        for space in self.policy.deferred:
-            if space in self.unavailable:
-                continue
-            have, want = self.deep_counts(space)
-            filled += have
-            wanted += want
-        return filled, wanted
-
-    def deep_order(self) -> list[str]:
-        """The deep spaces in the order they are filled: the one more of this workspace's chunks
-        want first, so a Japanese manual gets its multilingual vectors before MiniLM's and a code
-        repository MiniLM's first; ties keep the policy's order. Worked out again after the
-        index changes."""
-        if self._deep_order is None:
-            self.ensure_spaces()
-            counts = {
-                space: self.deep_counts(space)
-                for space in self.policy.deferred
-                if space not in self.unavailable
-            }
-            self._deep_have = {space: have for space, (have, _) in counts.items()}
-            self._deep_wanted = {space: wanted for space, (_, wanted) in counts.items()}
-            self._deep_order = sorted(counts, key=lambda s: -self._deep_wanted[s])
-        return self._deep_order
-
-    def fill_fraction(self, space: str) -> float:
-        """How much of ``space`` is filled (1.0 for a space of the fast index, 0.0 for one that
-        cannot be used now). Search weighs a deep space's list by it: a list over the few chunks
-        filled so far would otherwise lift exactly those."""
-        if space not in self.policy.deferred:
-            return 1.0
-        if space in self.unavailable:
-            return 0.0
-        self.deep_order()  # counts kept since the index last changed
-        wanted = self._deep_wanted.get(space, 0)
-        return min(1.0, self._deep_have.get(space, 0) / wanted) if wanted else 1.0
-
-    def fill_deep(
-        self,
-        max_chunks: int | None = None,
-        cancel: threading.Event | None = None,
-        spaces: Collection[str] | None = None,
-    ) -> int:
-        """Embed chunks of the deep tier that have no vector yet, at most ``max_chunks`` (None:
-        all), checking ``cancel`` between slices; ``spaces``: only these of its spaces. Returns
-        how many were embedded (0: complete).
-
-        The embed text is rebuilt by chunking the file again (chunkers are pure); a file that
-        changed since it was indexed is left to the next index run."""
-        self.ensure_spaces()
-        self._retry_unavailable()
-        done = 0
-        deep = [s for s in self.deep_order() if spaces is None or s in spaces]
-        # every space's asked chunks (``want_first``) first, then each space in turn
-        order = [(space, False) for space in deep] + [(space, True) for space in deep]
-        for space, scan in order:
-            if space in self.unavailable:
-                continue
-            model = self.models.get(space)
-            while max_chunks is None or done < max_chunks:
-                if cancel is not None and cancel.is_set():
-                    return done
-                room = DEEP_BATCH if max_chunks is None else min(DEEP_BATCH, max_chunks - done)
-                todo = self._deep_todo(space, room, scan=scan)
-                if not todo:
-                    break
-                texts = {h: t for _, h, t in todo}
-                blobs = {h: self.store.stored_vector(space, h) for h in texts}
-                hashes = [h for h, blob in blobs.items() if blob is None]
-                try:
-                    vectors = model.embed([texts[h] for h in hashes])
-                except EmbedderUnavailable as exc:
-                    self._mark_unavailable(space, str(exc))  # nothing written, nothing lost
-                    break
-                for h, vector in zip(hashes, vectors, strict=True):
-                    blobs[h] = blob_of(vector)
-                rows = [(rowid, h, blobs[h]) for rowid, h, _ in todo]
-                with self._write_lock:
-                    self.store.add_vectors(space, rows)
-                self._deep_have[space] = self._deep_have.get(space, 0) + len(rows)
-                done += len(hashes)
-        return done
-
-    def want_first(self, space: str, rowids: Sequence[int]) -> None:
-        """Chunks a search reached (best first) that ``space`` lacks: the fill embeds them before
-        the rest, so the questions people ask get the deep tier's ranking long before the whole
-        workspace is filled (search weighs a deep list by how many of the question's own
-        candidates it holds)."""
-        with self._asked_lock:
-            queue = self._asked.setdefault(space, {})
-            for rowid in reversed(rowids):  # taken from the end: the best-ranked first
-                queue.pop(rowid, None)
-                queue[rowid] = None
-            while len(queue) > ASKED_KEPT:
-                del queue[next(iter(queue))]
-
-    def _take_asked(self, space: str, limit: int) -> list[int]:
-        with self._asked_lock:
-            queue = self._asked.get(space, {})
-            taken = list(reversed(list(queue)[-limit:])) if queue else []
-            for rowid in taken:
-                del queue[rowid]
-        return taken
-
-    def _deep_todo(
-        self, space: str, limit: int, *, scan: bool = True
-    ) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` chunks that need a ``space`` vector: (rowid, content hash, embed text);
-        the chunks searches reached first (``want_first``), then (``scan``) the rest in rowid
-        order."""
-        walker = WorkspaceWalker(self.root, self.config)
-        todo: list[tuple[int, str, str]] = []
-        while len(todo) < limit and (asked := self._take_asked(space, limit - len(todo))):
-            rank = {rowid: i for i, rowid in enumerate(asked)}
-            rows = sorted(self.store.chunks_without_among(space, asked), key=lambda r: rank[r[0]])
-            todo += self._embed_texts(walker, [r for r in rows if self._wants(space, r)])
-        while scan and len(todo) < limit:
-            after = self._deep_after.get(space, 0)
-            rows = self.store.chunks_without(space, after, limit)
-            if not rows:
-                break
-            have = {rowid for rowid, _, _ in todo}
-            wanted = [r for r in rows if self._wants(space, r) and r[0] not in have]
-            taken = wanted[: limit - len(todo)]
-            # look again after the last row taken, or past every row read when all were taken
-            last = taken[-1][0] if len(taken) < len(wanted) else rows[-1][0]
-            todo += self._embed_texts(walker, taken)
-            self._deep_after[space] = last
-        return todo
-
-    def _wants(self, space: str, row: tuple[int, str, str, str, str, str]) -> bool:
-        return space in self.policy.spaces_of(row[4], row[5])
-
-    def _embed_texts(
-        self, walker: WorkspaceWalker, rows: Sequence[tuple[int, str, str, str, str, str]]
-    ) -> list[tuple[int, str, str]]:
-        """(rowid, content hash, embed text) of chunk rows, the file chunked again; rows whose
-        file changed since it was indexed are left to the next index run."""
-        by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
-        for row in rows:
-            by_path.setdefault(row[1], []).append(row)
-        out: list[tuple[int, str, str]] = []
-        for path, chunk_rows in by_path.items():
-            chunks = self._current_chunks(walker, path)
-            for rowid, _, chunk_id, h, _, _ in chunk_rows:
-                chunk = chunks.get(chunk_id)
-                if chunk is not None and chunk.content_hash == h:
-                    out.append((rowid, h, chunk.embed_text))
-        if len(by_path) > 1:  # grouped by file above: back to the order asked
-            order = {row[0]: i for i, row in enumerate(rows)}
-            out.sort(key=lambda t: order[t[0]])
-        return out
 
     def _current_chunks(self, walker: WorkspaceWalker, path: str) -> dict[str, Chunk]:
         """The chunks of a file as indexed, or {} when it changed or cannot be read now."""
