@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundls.chunkers import Chunk, chunk_file
+from groundls.chunkers import Chunk
 from groundls.config import Config
 from groundls.index.deep import DeepFill
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
@@ -192,30 +192,6 @@ class Indexer(FileReading, DeepFill):
         changed = [f.path for f in files if stored.get(f.path) != (f.size, f.mtime_ns)]
         present = {f.path for f in files}
         return changed + [path for path in stored if path not in present]
-
-    # -- the deep tier -------------------------------------------------------------------------
-
-    def _current_chunks(self, walker: WorkspaceWalker, path: str) -> dict[str, Chunk]:
-        """The chunks of a file as indexed, or {} when it changed or cannot be read now."""
-        state = walker.check(path)
-        if not isinstance(state, WorkspaceFile):
-            return {}
-        if document_format(path):
-            document = self._stored_document(path)
-            if document is None:
-                return {}
-            # the stored text is redacted already: chunked as the index run chunked it
-            return {c.id: c for c in chunk_file(path, document.text, self.config.chunk_options)}
-        text = read_text(state, self.config.max_file_bytes)
-        if isinstance(text, Skipped):
-            return {}
-        checksum = self._checksum(text)
-        if self.store.file_checksum(path) != checksum:
-            return {}
-        try:
-            return {c.id: c for c in self._chunk(path, text)}
-        except Exception:  # noqa: BLE001 - the index run reports chunking errors
-            return {}
 
     def _record_skipped(
         self, skipped: list[Skipped], report: IndexReport, *, replace_all: bool

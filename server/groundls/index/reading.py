@@ -133,3 +133,25 @@ class FileReading:
         if report is not None:
             report.secrets_redacted += redacted
         return chunks
+
+    def _current_chunks(self, walker: WorkspaceWalker, path: str) -> dict[str, Chunk]:
+        """The chunks of a file as indexed, or {} when it changed or cannot be read now."""
+        state = walker.check(path)
+        if not isinstance(state, WorkspaceFile):
+            return {}
+        if document_format(path):
+            document = self._stored_document(path)
+            if document is None:
+                return {}
+            # the stored text is redacted already: chunked as the index run chunked it
+            return {c.id: c for c in chunk_file(path, document.text, self.config.chunk_options)}
+        text = read_text(state, self.config.max_file_bytes)
+        if isinstance(text, Skipped):
+            return {}
+        checksum = self._checksum(text)
+        if self.store.file_checksum(path) != checksum:
+            return {}
+        try:
+            return {c.id: c for c in self._chunk(path, text)}
+        except Exception:  # noqa: BLE001 - the index run reports chunking errors
+            return {}
