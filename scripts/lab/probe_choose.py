@@ -127,7 +127,7 @@ def listed(
 ) -> tuple[list[int], float]:
     """The excerpt numbers the model writes, greedily under a JSON-schema grammar, and the
     seconds it took (the prompt's new tail and the list)."""
-    from groundls.answer.model.runtime import GenerationStats
+    from groundls.answer.model.prefix import GenerationStats
 
     schema = {
         "type": "object",

@@ -6,7 +6,7 @@ import ctypes
 import threading
 import time
 
-from groundls.answer.model.runtime import AbortSwitch, _libc_atoi
+from groundls.answer.model.abort import AbortSwitch, _libc_atoi
 
 
 def native_answer(switch: AbortSwitch) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from groundls.answer.model.runtime import _ban_at_start
+from groundls.answer.model.chat import _ban_at_start
 
 
 def test_the_leading_bracket_ban_applies_to_the_first_generated_token_only():
@@ -24,7 +24,7 @@ def test_the_ban_holds_while_the_reply_is_only_whitespace():
 
 
 def test_lead_tokens_sort_the_vocabulary_by_how_each_token_begins():
-    from groundls.answer.model.runtime import LeadTokens
+    from groundls.answer.model.chat import LeadTokens
 
     pieces = [b" [", "［".encode(), b" Click", b"3", b"\n", b"  ", "ログ".encode(), b"", b"`x`"]
     leads = LeadTokens.of(pieces)

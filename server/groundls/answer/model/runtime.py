@@ -4,142 +4,37 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from groundls.answer.model.abort import AbortSwitch, held
+from groundls.answer.model.chat import LeadTokens, _ban_at_start, _make_formatter
 from groundls.answer.model.cpu_buffers import UBATCH, machine_key, model_params, use_extra_buffers
 from groundls.answer.model.model_files import (
     INSTALL_HINT,
     ModelError,
     ModelSpec,
-    cache_dir,
     gguf_path,
-    write_atomic,
 )
-from groundls.answer.model.rates import known_rates, remember_rate
+from groundls.answer.model.prefix import GenerationStats, PromptPrefix, _common_prefix
+from groundls.answer.model.rates import known_rates
 from groundls.chunkers.textrules import estimate_llm_tokens
 
 log = logging.getLogger("groundls.answer")
-
-# --- generation ----------------------------------------------------------------------------------
-
-
-def held(lock: threading.Lock) -> bool:
-    """Whether another thread holds ``lock`` now (a model busy generating), without waiting."""
-    if not lock.acquire(blocking=False):
-        return True
-    lock.release()
-    return False
-
-
-@dataclass
-class GenerationStats:
-    prompt_tokens: int = 0
-    reused_tokens: int = 0
-    prefill_ms: float = 0.0
-    generated_tokens: int = 0
-    generate_ms: float = 0.0
-    load_ms: float = 0.0
-    stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
-
-
-class AbortSwitch:
-    """A stop switch llama.cpp reads between compute steps without taking Python's GIL.
-
-    ggml asks its abort callback before every graph node, hundreds of times per batch. A Python
-    callback takes the GIL each time, and while another thread of the process runs Python (the
-    language server re-indexing a saved file) every call waits for it: prompt reading fell from
-    14 to 9 tok/s with one busy thread (BENCHMARKS.md, fifth session). The callback is therefore
-    C's ``atoi`` over a two-byte flag (``"0"``/``"1"``), which only reads memory; a watcher
-    thread turns it on when ``stop()`` says so, checked every ``POLL_S``. Where libc cannot be
-    found, a Python callback does the same check directly."""
-
-    POLL_S = 0.02
-
-    def __init__(self) -> None:
-        import ctypes
-
-        self._flag = ctypes.create_string_buffer(b"0", 2)
-        self._callback: Any = None
-        self._stop: Callable[[], bool] | None = None
-        self.native = False
-
-    def install(self, llm: Any) -> None:
-        import ctypes
-
-        import llama_cpp
-
-        atoi = _libc_atoi()
-        if atoi is not None:
-            self._callback = ctypes.cast(atoi, llama_cpp.ggml_abort_callback)
-            data = ctypes.cast(self._flag, ctypes.c_void_p)
-            self.native = True
-        else:
-
-            def check(_data: Any) -> bool:
-                stop = self._stop
-                return bool(stop is not None and stop())
-
-            self._callback = llama_cpp.ggml_abort_callback(check)  # kept: llama.cpp holds it
-            data = None
-        llama_cpp.llama_set_abort_callback(llm._ctx.ctx, self._callback, data)
-
-    @contextlib.contextmanager
-    def watching(self, stop: Callable[[], bool]) -> Iterator[None]:
-        """While the block runs, llama.cpp stops computing soon after ``stop()`` is true."""
-        self._flag.value = b"0"
-        self._stop = stop
-        done = threading.Event()
-        watcher = None
-        if self.native:
-
-            def watch() -> None:
-                while not done.wait(self.POLL_S):
-                    if stop():
-                        self._flag.value = b"1"
-                        return
-
-            watcher = threading.Thread(target=watch, name="groundls-abort", daemon=True)
-            watcher.start()
-        try:
-            yield
-        finally:
-            done.set()
-            if watcher is not None:
-                watcher.join()
-            self._stop = None
-            self._flag.value = b"0"
-
-
-def _libc_atoi() -> Any:
-    """C's ``atoi`` (``int atoi(const char *)``: 0 or 1 for the flag, returned where a ``bool``
-    is read), or None."""
-    import ctypes
-    import ctypes.util
-
-    for name in (None, ctypes.util.find_library("c"), "msvcrt"):
-        try:
-            return ctypes.CDLL(name).atoi
-        except (OSError, AttributeError, TypeError):
-            continue
-    return None
 
 
 class Cancelled(Exception):
     """Raised inside generation when the cancel event is set or the deadline passes."""
 
 
-class LocalLLM:
+class LocalLLM(PromptPrefix):
     """A llama.cpp model loaded on first use, kept loaded, and unloaded after an idle time.
 
     Generation is serialised by a lock (one model, one context). The KV cache of the previous
@@ -453,221 +348,3 @@ class LocalLLM:
         if self._leads is None:
             self._leads = LeadTokens.of([llm.detokenize([i]) for i in range(llm.n_vocab())])
         return self._leads
-
-    def _fixed_prefix(self, messages: list[dict[str, str]], tokens: list[int]) -> int:
-        """How many leading prompt tokens come before the last message's content: the system
-        prompt and chat markup, the same for every question in one language."""
-        if len(messages) < 2:
-            return 0
-        prompt, add_bos = self._formatter(messages)
-        cut = prompt.rfind(messages[-1]["content"])
-        if cut <= 0:
-            return 0
-        head = self._llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=add_bos, special=True)
-        # the last token of the head may merge differently with what follows: leave it out
-        return max(0, _common_prefix(head, tokens) - 1)
-
-    def _prefill(
-        self,
-        llm: Any,
-        tokens: list[int],
-        prefix: int,
-        cancel: threading.Event | None,
-        deadline: float | None,
-        stats: GenerationStats,
-    ) -> bool:
-        """Evaluate all but the last prompt token, re-using the cached prefix (or a saved fixed
-        prefix, see ``_prefixes``); False if stopped."""
-        common = _common_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens[:-1])
-        if common < llm.n_tokens:
-            if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
-                llm.reset()
-                common = 0
-            llm.n_tokens = common
-        key = tuple(tokens[:prefix])
-        if common < prefix and self._known_prefix(key) and self._restore(llm, key):
-            common = prefix
-        stats.reused_tokens = common
-        end = len(tokens) - 1
-
-        def stop() -> bool:
-            if cancel is not None and cancel.is_set():
-                stats.stop_reason = "cancel"
-                return True
-            if deadline is not None and time.monotonic() > deadline:
-                stats.stop_reason = "time"
-                return True
-            return False
-
-        # the fixed prefix first (its state is kept for later prompts), then the rest
-        segments = [(common, prefix), (prefix, end)] if common < prefix < end else [(common, end)]
-
-        def keep_prefix() -> None:
-            # the context holds exactly the fixed prefix: keep its state for later prompts
-            if prefix and llm.n_tokens == prefix and key not in self._prefixes:
-                self._save(llm, key)
-
-        with self._abort.watching(stop):
-            for start, stop_at in segments:
-                if stop():
-                    return False
-                keep_prefix()
-                t0 = time.perf_counter()
-                try:
-                    llm.eval(tokens[start:stop_at])
-                except RuntimeError:
-                    if stats.stop_reason in ("cancel", "time"):
-                        return False  # aborted by ``stop``; the next eval drops the partial state
-                    raise
-                self._observe(stop_at - start, time.perf_counter() - t0)
-            keep_prefix()
-        return True
-
-    def _observe(self, tokens: int, seconds: float) -> None:
-        """Remember how fast this machine reads prompts (AnswerService sizes excerpts by it)."""
-        if tokens >= 32 and seconds > 0:
-            rate = tokens / seconds
-            old = self.prefill_rate
-            self.prefill_rate = rate if old is None else (old + rate) / 2
-            remember_rate(self._rate_key, self.prefill_rate)
-
-    def _save(self, llm: Any, key: tuple[int, ...]) -> None:
-        """Keep the KV state of the tokens read so far (exactly ``key``) for later prompts."""
-        import ctypes
-
-        import llama_cpp
-
-        if len(self._prefixes) >= 8:
-            return
-        ctx = llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        buf = (ctypes.c_uint8 * size)()
-        n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
-        if not n:
-            return
-        self._prefixes[key] = data = bytes(buf[:n])
-        write_atomic(self._prefix_file(key), data)
-
-    def _prefix_file(self, key: tuple[int, ...]) -> Path:
-        """Where a prefix's state is kept between runs: by model, llama.cpp build, machine,
-        context size and the prefix's tokens (a changed prompt or build never matches)."""
-        digest = hashlib.sha256(
-            f"{self._rate_key}|{self.n_ctx}|{','.join(map(str, key))}".encode()
-        ).hexdigest()[:32]
-        return cache_dir() / "prefixes" / f"{digest}.kv"
-
-    def _known_prefix(self, key: tuple[int, ...]) -> bool:
-        """Whether the state of this prefix was saved, in this run or an earlier one."""
-        if key in self._prefixes:
-            return True
-        with contextlib.suppress(OSError):
-            self._prefixes[key] = self._prefix_file(key).read_bytes()
-            return True
-        return False
-
-    def _restore(self, llm: Any, key: tuple[int, ...]) -> bool:
-        """Put a saved prefix back in place of whatever the context holds."""
-        import ctypes
-
-        import llama_cpp
-
-        data = self._prefixes[key]
-        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
-        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0):
-            del self._prefixes[key]
-            with contextlib.suppress(OSError):
-                self._prefix_file(key).unlink()
-            llm.reset()
-            return False
-        llm.input_ids[: len(key)] = key
-        llm.n_tokens = len(key)
-        return True
-
-
-@dataclass(frozen=True)
-class LeadTokens:
-    """Token ids by how their text begins: with an opening bracket, with a Latin letter or digit,
-    or not at all (whitespace only: a reply that begins with them has not begun yet)."""
-
-    brackets: tuple[int, ...]
-    latins: tuple[int, ...]
-    blanks: frozenset[int]
-
-    @classmethod
-    def of(cls, pieces: Sequence[bytes]) -> LeadTokens:
-        brackets: list[int] = []
-        latins: list[int] = []
-        blanks: set[int] = set()
-        for i, piece in enumerate(pieces):
-            head = piece.lstrip()[:1]
-            if not head:
-                if piece:
-                    blanks.add(i)
-            elif piece.lstrip().startswith((b"[", "［".encode())):
-                brackets.append(i)
-            elif head.isascii() and head.isalnum():
-                latins.append(i)
-        return cls(tuple(brackets), tuple(latins), frozenset(blanks))
-
-
-def _ban_at_start(
-    prompt_length: int, banned: Sequence[int], blank: frozenset[int] = frozenset()
-) -> Callable[[Any, Any], Any]:
-    """A logits processor that rules ``banned`` out for the first generated token, and for the
-    ones after it while everything generated is ``blank`` (whitespace tokens)."""
-
-    def process(input_ids: Any, scores: Any) -> Any:
-        written = input_ids[prompt_length:]
-        if banned and len(input_ids) >= prompt_length and all(t in blank for t in written):
-            scores[banned] = -float("inf")
-        return scores
-
-    return process
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    """How many leading tokens two token lists share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _make_formatter(llm: Any) -> Any:
-    """messages -> (prompt text, add_bos) via the model's own chat template (ChatML fallback)."""
-    template = (llm.metadata or {}).get("tokenizer.chat_template")
-    if template:
-        try:
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            def tok_text(token: int) -> str:
-                if token < 0:
-                    return ""
-                return llm.detokenize([token], special=True).decode("utf-8", errors="ignore")
-
-            formatter = Jinja2ChatFormatter(
-                template=template,
-                eos_token=tok_text(llm.token_eos()),
-                bos_token=tok_text(llm.token_bos()),
-                add_generation_prompt=True,
-            )
-
-            def fmt(messages: list[dict[str, str]]) -> tuple[str, bool]:
-                result = formatter(messages=messages)
-                return result.prompt, not getattr(result, "added_special", False)
-
-            fmt(
-                [{"role": "system", "content": "x"}, {"role": "user", "content": "y"}]
-            )  # fail early on odd templates
-            return fmt
-        except Exception as exc:  # a template the formatter cannot render: fall back to ChatML
-            log.warning("chat template unusable (%s); using ChatML", exc)
-
-    def chatml(messages: list[dict[str, str]]) -> tuple[str, bool]:
-        parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
-        return "".join(parts) + "<|im_start|>assistant\n", False
-
-    return chatml

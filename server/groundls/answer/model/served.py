@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundls import endpoints
+from groundls.answer.model.abort import held
 from groundls.answer.model.model_files import ModelError
-from groundls.answer.model.runtime import GenerationStats, held
+from groundls.answer.model.prefix import GenerationStats
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 
