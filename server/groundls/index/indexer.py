@@ -26,7 +26,8 @@ from groundls.index.files.documents import (
 )
 from groundls.index.files.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
 from groundls.index.reading import FileReading, visible_text
-from groundls.index.storage.store import FileRecord, SpaceInfo, Store
+from groundls.index.storage.store import FileRecord, Store
+from groundls.index.storage.vector_writes import SpaceInfo
 from groundls.results import IndexProgress, IndexReport
 
 log = logging.getLogger("groundls.index")

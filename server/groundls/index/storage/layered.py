@@ -26,9 +26,10 @@ from groundls.chunkers import Chunk
 from groundls.index.storage import fts_totals
 from groundls.index.storage.base import BaseRefused
 from groundls.index.storage.reads import HEAD_WEIGHT, log, scope_sql
-from groundls.index.storage.store import DEEP_ROW, FileRecord, Store
+from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.terms import bm25_idf
 from groundls.index.storage.vector_copies import VectorCopies
+from groundls.index.storage.vector_writes import DEEP_ROW
 from groundls.results import SearchFilters
 
 #: The overlay's first chunk id: far above any base's, far below the sentence-vector ids'

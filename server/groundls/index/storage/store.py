@@ -11,7 +11,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,22 +19,15 @@ from typing import Any
 import sqlean
 
 from groundls.chunkers import Chunk
-from groundls.index.files.documents.base import Extracted
 from groundls.index.storage import fts_totals
 from groundls.index.storage.ann import AnnCopy
 from groundls.index.storage.db import migrate, transaction
+from groundls.index.storage.document_rows import DocumentRows
 from groundls.index.storage.history import History
 from groundls.index.storage.reads import PART_STRIDE, StoreReads, log
 from groundls.index.storage.stats import index_stats
 from groundls.index.storage.terms import index_terms
-
-
-@dataclass(frozen=True)
-class SpaceInfo:
-    name: str
-    model: str
-    version: str
-    dim: int
+from groundls.index.storage.vector_writes import VectorWrites
 
 
 @dataclass(frozen=True)
@@ -49,9 +42,6 @@ class FileRecord:
 
 # what a chunk's row says about it besides its text; a newer chunker may say it differently
 _FACTS = "kind, text_type, title, breadcrumb, symbol, signature"
-#: A chunk as the deep-tier fill reads it: rowid, path, chunk id, content hash, kind, and the
-#: first 400 characters of its text (what ``SpacePolicy.spaces_of`` looks at).
-DEEP_ROW = "id, path, chunk_id, content_hash, kind, substr(text, 1, 400)"
 _NAMES = (
     "(SELECT group_concat(name, char(31) ORDER BY name) FROM chunk_names WHERE chunk = chunks.id)"
 )
@@ -66,7 +56,7 @@ def _names(chunk: Chunk) -> str | None:
     return "\x1f".join(sorted(chunk.names)) or None
 
 
-class Store(StoreReads):
+class Store(DocumentRows, VectorWrites, StoreReads):
     """Thread-safe access to one index file (a connection per thread, WAL mode): the writes here,
     the reads in :class:`~groundls.index.storage.reads.StoreReads`."""
 
@@ -132,58 +122,6 @@ class Store(StoreReads):
         with transaction(self.conn):
             self.set_meta(key, value)
 
-    def ensure_space(self, info: SpaceInfo, parts: bool = False) -> bool:
-        """Create the vector tables of a space; return True if older vectors were dropped.
-
-        ``parts``: the space also keeps sentence vectors (``vec_<space>_parts``). A change of
-        model, version, dimension or of ``parts`` drops the space's vectors and re-embeds.
-        """
-        key = f"space:{info.name}"
-        recorded = self.get_meta(key)
-        spec = {"model": info.model, "version": info.version, "dim": info.dim}
-        wanted = json.dumps({**spec, "parts": True} if parts else spec)
-        if recorded == wanted:
-            if parts:
-                self._parts_spaces.add(info.name)
-            return False
-        conn = self.conn
-        with self._write():
-            for table in (f"vec_{info.name}", f"vec_{info.name}_parts"):
-                conn.execute(f"DROP TABLE IF EXISTS main.{table}")
-            conn.execute(
-                f"CREATE VIRTUAL TABLE vec_{info.name} USING vec0("
-                f"chunk integer primary key, embedding float[{info.dim}] distance_metric=cosine, "
-                "kind text, language text)"
-            )
-            if parts:
-                conn.execute(
-                    f"CREATE VIRTUAL TABLE vec_{info.name}_parts USING vec0("
-                    f"part integer primary key, embedding float[{info.dim}] "
-                    "distance_metric=cosine, kind text, language text)"
-                )
-            if recorded is not None:
-                # Vectors of another model must not mix with new ones: drop the chunks that used
-                # this space (their vectors are gone) and re-process every file.
-                rows = conn.execute(
-                    "SELECT id, space FROM chunks WHERE ',' || space || ',' LIKE ?",
-                    (f"%,{info.name},%",),
-                ).fetchall()
-                for rowid, space_list in rows:
-                    others = ",".join(s for s in space_list.split(",") if s != info.name)
-                    self._delete_chunk(rowid, others)
-                conn.execute("UPDATE files SET checksum = ''")
-            self.set_meta(key, wanted)
-            self._bump_write_seq()
-        if parts:
-            self._parts_spaces.add(info.name)
-        else:
-            self._parts_spaces.discard(info.name)
-        return recorded is not None
-
-    def spaces(self) -> dict[str, dict[str, Any]]:
-        rows = self.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'space:%'").fetchall()
-        return {k.split(":", 1)[1]: json.loads(v) for k, v in rows}
-
     # -- files ------------------------------------------------------------------------------
 
     def file_checksums(self) -> dict[str, str]:
@@ -206,37 +144,6 @@ class Store(StoreReads):
             f"SELECT checksum FROM {self.FILES} WHERE path = ?", (path,)
         ).fetchone()
         return row[0] if row else None
-
-    def stored_vector(self, space: str, content_hash: str, schema: str = "main") -> bytes | None:
-        """A vector already stored in ``space`` for this content (in ``schema``'s tables), or
-        None."""
-        row = self.conn.execute(
-            f"SELECT v.embedding FROM {schema}.chunks c JOIN {schema}.vec_{space} v"
-            " ON v.chunk = c.id WHERE c.content_hash = ? LIMIT 1",
-            (content_hash,),
-        ).fetchone()
-        return row[0] if row else None
-
-    def stored_parts(
-        self, space: str, content_hash: str, schema: str = "main"
-    ) -> list[bytes] | None:
-        """The sentence vectors already stored for this content (in ``schema``'s tables), or
-        None."""
-        row = self.conn.execute(
-            f"SELECT id, parts FROM {schema}.chunks WHERE content_hash = ? AND parts > 0 "
-            "AND ',' || space || ',' LIKE ? LIMIT 1",
-            (content_hash, f"%,{space},%"),
-        ).fetchone()
-        if not row:
-            return None
-        base = row[0] * PART_STRIDE
-        blobs = [
-            self.conn.execute(
-                f"SELECT embedding FROM {schema}.vec_{space}_parts WHERE part = ?", (base + i,)
-            ).fetchone()
-            for i in range(row[1])
-        ]
-        return [b[0] for b in blobs] if all(blobs) else None
 
     def replace_file(
         self,
@@ -426,69 +333,6 @@ class Store(StoreReads):
         conn.execute("DELETE FROM chunks WHERE id = ?", (rowid,))
         return gone
 
-    def chunks_without(
-        self, space: str, after: int = 0, limit: int = 500
-    ) -> list[tuple[int, str, str, str, str, str]]:
-        """Chunks with no vector in ``space``, in rowid order after ``after``: (rowid, path,
-        chunk id, content hash, kind, the first 400 characters of the text)."""
-        return self.conn.execute(
-            f"SELECT {DEEP_ROW} FROM {self.CHUNKS} "
-            "WHERE id > ? AND ',' || space || ',' NOT LIKE ? ORDER BY id LIMIT ?",
-            (after, f"%,{space},%", limit),
-        ).fetchall()
-
-    def chunks_without_among(
-        self, space: str, rowids: Sequence[int]
-    ) -> list[tuple[int, str, str, str, str, str]]:
-        """Of ``rowids``, the chunks with no vector in ``space``, as :meth:`chunks_without`."""
-        if not rowids:
-            return []
-        marks = ",".join("?" * len(rowids))
-        return self.conn.execute(
-            f"SELECT {DEEP_ROW} FROM {self.CHUNKS} "
-            f"WHERE id IN ({marks}) AND ',' || space || ',' NOT LIKE ? ORDER BY id",
-            (*rowids, f"%,{space},%"),
-        ).fetchall()
-
-    def count_in(self, space: str) -> int:
-        """How many chunks have a vector in ``space``."""
-        row = self.conn.execute(
-            f"SELECT count(*) FROM {self.CHUNKS} WHERE ',' || space || ',' LIKE ?",
-            (f"%,{space},%",),
-        ).fetchone()
-        return int(row[0])
-
-    def add_vectors(self, space: str, rows: Sequence[tuple[int, str, bytes]]) -> int:
-        """Add ``space`` vectors to stored chunks: (rowid, content hash, vector). A chunk that
-        was replaced or removed meanwhile (its hash differs) is left alone. Returns how many
-        were added."""
-        conn = self.conn
-        added: list[tuple[str, int, bytes, str, str]] = []
-        with self._write():
-            for rowid, content_hash, blob in rows:
-                row = conn.execute(
-                    f"SELECT space, kind, language FROM {self.CHUNKS}"
-                    " WHERE id = ? AND content_hash = ?",
-                    (rowid, content_hash),
-                ).fetchone()
-                if row is None or space in row[0].split(","):
-                    continue
-                conn.execute(
-                    f"INSERT INTO main.vec_{space}(chunk, embedding, kind, language)"
-                    " VALUES (?, ?, ?, ?)",
-                    (rowid, blob, row[1], row[2]),
-                )
-                self._record_space(rowid, row[0], space)
-                added.append((space, rowid, blob, row[1], row[2]))
-            seq = self._bump_write_seq()
-        self._patch_matrices(seq, [], added)
-        return len(added)
-
-    def _record_space(self, rowid: int, spaces: str, space: str) -> None:
-        """Note that a chunk embedded in ``spaces`` (comma-separated) now has ``space`` too."""
-        space_list = ",".join(s for s in (*spaces.split(","), space) if s)
-        self.conn.execute("UPDATE main.chunks SET space = ? WHERE id = ?", (space_list, rowid))
-
     def remove_file(self, path: str) -> bool:
         with self._write():
             file_removed, removed, removed_parts = self._delete_file(path)
@@ -516,73 +360,7 @@ class Store(StoreReads):
         )
         return int(self.get_meta("write_seq") or 0)
 
-    def _patch_matrices(
-        self,
-        seq: int,
-        removed: list[int],
-        added: list[tuple[str, int, bytes, str, str]],
-        removed_parts: list[int] | None = None,
-    ) -> None:
-        self._copies.patch(seq, removed, added, removed_parts or [])
-
-    def record_skipped(self, skipped: Iterable[tuple[str, str, str]], *, replace_all: bool) -> None:
-        """Files left out: (path, reason, what a user can do about it in words)."""
-        conn = self.conn
-        with self._write():
-            if replace_all:
-                conn.execute("DELETE FROM skipped")
-            conn.executemany(
-                "INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES (?, ?, ?)",
-                list(skipped),
-            )
-
     # -- documents (PDF, Word, ...): their text as read, so they are never read twice ----------
-
-    def save_document(self, path: str, fmt: str, checksum: str, document: Extracted) -> None:
-        with self._write():
-            self.conn.execute("DELETE FROM refused_documents WHERE path = ?", (path,))
-            self.conn.execute(
-                "INSERT OR REPLACE INTO documents(path, format, checksum, text, places, units)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    path,
-                    fmt,
-                    checksum,
-                    document.text,
-                    json.dumps(document.places, ensure_ascii=False),
-                    document.units,
-                ),
-            )
-
-    def refuse_document(
-        self, path: str, size: int, mtime_ns: int, reason: str, detail: str, reading: str
-    ) -> None:
-        """Remember a document that could not be read, as it was and by what reader (see
-        ``refused_document``)."""
-        with self._write():
-            self.conn.execute(
-                "INSERT OR REPLACE INTO refused_documents"
-                "(path, size, mtime_ns, reason, detail, reading) VALUES (?, ?, ?, ?, ?, ?)",
-                (path, size, mtime_ns, reason, detail, reading),
-            )
-
-    def refused_document(self, path: str) -> tuple[int, int, str, str, str] | None:
-        """(size, time, reason, detail, reader) of a document last refused, or None."""
-        row = self.conn.execute(
-            "SELECT size, mtime_ns, reason, detail, reading FROM refused_documents WHERE path = ?",
-            (path,),
-        ).fetchone()
-        return (int(row[0]), int(row[1]), row[2], row[3], row[4]) if row else None
-
-    def document(self, path: str) -> tuple[str, Extracted] | None:
-        """(checksum, extracted text and places) of a document as indexed, or None."""
-        row = self.conn.execute(
-            "SELECT checksum, text, places, units FROM documents WHERE path = ?", (path,)
-        ).fetchone()
-        if row is None:
-            return None
-        places = [(int(line), str(label)) for line, label in json.loads(row[2])]
-        return row[0], Extracted(row[1], "", places, int(row[3]))
 
     def stats(self) -> dict[str, Any]:
         return index_stats(self.conn, self.CHUNKS, self.FILES)
