@@ -25,7 +25,8 @@ import numpy as np
 from groundls.chunkers import Chunk
 from groundls.index.storage import fts_totals
 from groundls.index.storage.base import BaseRefused
-from groundls.index.storage.reads import HEAD_WEIGHT, log, scope_sql
+from groundls.index.storage.keyword_reads import HEAD_WEIGHT, scope_sql
+from groundls.index.storage.reads import log
 from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.terms import bm25_idf
 from groundls.index.storage.vector_copies import VectorCopies
