@@ -121,7 +121,8 @@ def embeddings(corpus: Path, count: int) -> int:
     from groundls.config import ServedEmbeddingsConfig
     from groundls.index.embed.embedders import E5Embedder
     from groundls.index.embed.served import ServedEmbedder
-    from groundls.index.files.walk import WorkspaceWalker, read_text
+    from groundls.index.files.read import read_text
+    from groundls.index.files.walk import WorkspaceWalker
     from groundls.index.reading import chunk_visible
 
     config = Config()

@@ -28,7 +28,8 @@ from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index.embed.spaces import PARTS_SPACE
 from groundls.index.files.documents import DocumentRefused, document_format, extract_bounded
-from groundls.index.files.walk import Skipped, WorkspaceWalker, read_text
+from groundls.index.files.read import Skipped, read_text
+from groundls.index.files.walk import WorkspaceWalker
 from groundls.index.storage.store import FileRecord
 from groundls.workspace import Workspace
 

@@ -12,14 +12,8 @@ import pytest
 from groundls.config import Config
 from groundls.index.files import walk as walk_module
 from groundls.index.files.ignore import compile_rules
-from groundls.index.files.walk import (
-    LONG_LINE,
-    Skipped,
-    WorkspaceFile,
-    WorkspaceWalker,
-    is_secret,
-    read_text,
-)
+from groundls.index.files.read import LONG_LINE, Skipped, WorkspaceFile, read_text
+from groundls.index.files.walk import WorkspaceWalker, is_secret
 
 
 def make(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -28,7 +28,7 @@ from groundls.config import Config
 from groundls.index.embed.embedders import Embedders
 from groundls.index.embed.embedding import embed_chunks
 from groundls.index.embed.spaces import PARTS_SPACE, SERVED_SPACE, SpacePolicy
-from groundls.index.files.walk import WorkspaceFile
+from groundls.index.files.read import WorkspaceFile
 from groundls.index.indexer import BuildStep, Built
 from groundls.index.reading import chunk_visible
 from groundls.results import IndexReport

@@ -24,7 +24,8 @@ from groundls.index.files.documents import (
     document_format,
     place_at,
 )
-from groundls.index.files.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.index.files.read import Skipped, WorkspaceFile, read_text
+from groundls.index.files.walk import WorkspaceWalker
 from groundls.index.reading import FileReading, visible_text
 from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.vector_writes import SpaceInfo

@@ -16,7 +16,8 @@ from groundls.index.files.documents import (
     extract_bounded,
 )
 from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
-from groundls.index.files.walk import Skipped, WorkspaceFile, WorkspaceWalker, read_text
+from groundls.index.files.read import Skipped, WorkspaceFile, read_text
+from groundls.index.files.walk import WorkspaceWalker
 from groundls.results import IndexReport
 
 log = logging.getLogger("groundls.index")
