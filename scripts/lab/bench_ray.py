@@ -33,7 +33,7 @@ from groundls.index.embed.embedding import blob_of  # noqa: E402
 from groundls.index.embed.spaces import SpacePolicy  # noqa: E402
 from groundls.index.files.read import read_text  # noqa: E402
 from groundls.index.files.walk import WorkspaceWalker  # noqa: E402
-from groundls.index.indexer import chunk_visible  # noqa: E402
+from groundls.index.reading import chunk_visible  # noqa: E402
 from groundls.results import IndexReport  # noqa: E402
 from groundls.workspace import Workspace  # noqa: E402
 
