@@ -6,29 +6,26 @@ language server hold a :class:`Workspace` and the result types, never the stages
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
-import re
 import threading
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 from groundls.answer.model.shared import generating as answering_now
 from groundls.answer.service import AnswerService
 from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.chunkers.textrules import display_width
-from groundls.config import Config, ServedEmbeddingsConfig
+from groundls.config import Config
 from groundls.index.cluster import RayPlan, RayUnavailable, ray_build
-from groundls.index.embed.embedders import Embedder, Embedders, EmbedderUnavailable
+from groundls.index.embed.embedders import Embedder, Embedders
+from groundls.index.embed.served import _served_model
 from groundls.index.embed.spaces import SERVED_SPACE, SpacePolicy
 from groundls.index.files.documents import Extracted
 from groundls.index.indexer import Indexer
 from groundls.index.storage import base as base_index
 from groundls.index.storage.base import describe as describe_base
+from groundls.index.storage.db import default_index_path
 from groundls.index.storage.layered import LayeredStore
 from groundls.index.storage.store import Store
 from groundls.results import (
@@ -59,18 +56,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("groundls")
-
-
-def default_index_path(workspace: Path, index_dir: Path | None = None) -> Path:
-    """Per-workspace index file: ``<index dir>/<folder name>-<hash of the absolute path>.sqlite``."""
-    base = index_dir or (
-        Path(os.environ["GROUNDLS_INDEX_DIR"])
-        if os.environ.get("GROUNDLS_INDEX_DIR")
-        else Path(platformdirs.user_cache_dir("groundls")) / "indexes"
-    )
-    digest = hashlib.sha1(str(workspace.resolve()).encode()).hexdigest()[:12]
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", workspace.resolve().name or "root")
-    return base / f"{name}-{digest}.sqlite"
 
 
 class Workspace:
@@ -402,37 +387,6 @@ class Workspace:
         if answers is not None:
             answers.close()
         self.store.close()
-
-
-def _served_model(config: ServedEmbeddingsConfig, store: Store) -> Embedder:
-    """The model server's embedder, told the dimension the index recorded for the same model
-    (so a server that is down does not keep the index from opening); a model that cannot be
-    used at all waits as an unavailable space, with its reason."""
-    from groundls.index.embed.served import ServedEmbedder
-
-    recorded = store.spaces().get(SERVED_SPACE, {})
-    dim = recorded.get("dim") if recorded.get("model") == config.model else None
-    try:
-        return ServedEmbedder(config, known_dim=dim)
-    except EmbedderUnavailable as exc:
-        return _Unavailable(str(exc))
-
-
-class _Unavailable:
-    """A space whose model cannot be made (a remote endpoint without opt-in, a missing client):
-    every use says why, and the index leaves the space out."""
-
-    name = version = ""
-
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-    @property
-    def dim(self) -> int:
-        raise EmbedderUnavailable(self.why)
-
-    def embed(self, texts: Any) -> Any:
-        raise EmbedderUnavailable(self.why)
 
 
 def _check_id(chunk_id: str) -> None:

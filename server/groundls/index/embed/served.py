@@ -16,7 +16,9 @@ import numpy as np
 
 from groundls import endpoints
 from groundls.config import ServedEmbeddingsConfig
-from groundls.index.embed.embedders import EmbedderUnavailable, QueryFirst
+from groundls.index.embed.embedders import Embedder, EmbedderUnavailable, QueryFirst
+from groundls.index.embed.spaces import SERVED_SPACE
+from groundls.index.storage.store import Store
 
 
 class ServedEmbedder:
@@ -109,3 +111,34 @@ class ServedEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._gate.run(lambda: self._request([text], "query")[0], query=True)
+
+
+def _served_model(config: ServedEmbeddingsConfig, store: Store) -> Embedder:
+    """The model server's embedder, told the dimension the index recorded for the same model
+    (so a server that is down does not keep the index from opening); a model that cannot be
+    used at all waits as an unavailable space, with its reason."""
+    from groundls.index.embed.served import ServedEmbedder
+
+    recorded = store.spaces().get(SERVED_SPACE, {})
+    dim = recorded.get("dim") if recorded.get("model") == config.model else None
+    try:
+        return ServedEmbedder(config, known_dim=dim)
+    except EmbedderUnavailable as exc:
+        return _Unavailable(str(exc))
+
+
+class _Unavailable:
+    """A space whose model cannot be made (a remote endpoint without opt-in, a missing client):
+    every use says why, and the index leaves the space out."""
+
+    name = version = ""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    @property
+    def dim(self) -> int:
+        raise EmbedderUnavailable(self.why)
+
+    def embed(self, texts: Any) -> Any:
+        raise EmbedderUnavailable(self.why)

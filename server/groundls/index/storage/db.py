@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import sqlean
 import sqlite_vec
 
@@ -232,3 +236,15 @@ def migrate(conn: Any) -> int:
             migration(conn)
             conn.execute(f"PRAGMA user_version = {number}")
     return len(MIGRATIONS)
+
+
+def default_index_path(workspace: Path, index_dir: Path | None = None) -> Path:
+    """Per-workspace index file: ``<index dir>/<folder name>-<hash of the absolute path>.sqlite``."""
+    base = index_dir or (
+        Path(os.environ["GROUNDLS_INDEX_DIR"])
+        if os.environ.get("GROUNDLS_INDEX_DIR")
+        else Path(platformdirs.user_cache_dir("groundls")) / "indexes"
+    )
+    digest = hashlib.sha1(str(workspace.resolve()).encode()).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", workspace.resolve().name or "root")
+    return base / f"{name}-{digest}.sqlite"
