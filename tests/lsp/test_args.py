@@ -10,7 +10,8 @@ import pytest
 from groundls import wire
 from groundls.config import Config
 from groundls.lsp import args as c
-from groundls.lsp.folders import Folder, Folders, uri_to_path
+from groundls.lsp.folder_set import Folders
+from groundls.lsp.folders import Folder, uri_to_path
 from groundls.lsp.hover import related
 from groundls.lsp.main import _parse_args, main
 from groundls.lsp.settings import ClientLogHandler, Settings, index_settings_changed, merge

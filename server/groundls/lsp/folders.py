@@ -13,12 +13,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from groundls.config import Config
+from groundls.lsp.jobs import JobSink, _NullSink, _Pending
 from groundls.results import IndexProgress, IndexReport
 
 if TYPE_CHECKING:
@@ -33,28 +33,6 @@ DEEP_SLICE = 32
 #: While something more urgent runs (an answer being written), the deep tier waits this long
 #: before it looks again.
 DEEP_WAIT_S = 0.5
-
-
-class JobSink(Protocol):
-    """Where a folder reports one indexing job (the server maps it to ``$/progress``)."""
-
-    def begin(self, title: str, job: str = "index") -> None:
-        """``job``: "index", or "deep" for the deep tier (its own progress token)."""
-
-    def report(self, progress: IndexProgress) -> None: ...
-
-    def end(self, message: str) -> None: ...
-
-
-class _NullSink:
-    def begin(self, title: str, job: str = "index") -> None:
-        pass
-
-    def report(self, progress: IndexProgress) -> None:
-        pass
-
-    def end(self, message: str) -> None:
-        pass
 
 
 SinkFactory = Callable[["Folder", Any], JobSink]
@@ -72,18 +50,6 @@ def uri_to_path(uri: str) -> Path | None:
     if parsed.netloc and parsed.netloc != "localhost":
         path = f"//{parsed.netloc}{path}"
     return Path(path)
-
-
-@dataclass
-class _Pending:
-    full: bool = False
-    reopen: bool = False
-    full_token: Any = None
-    full_waiters: list[Future[IndexReport]] = field(default_factory=list)
-    paths: set[str] = field(default_factory=set)
-    path_waiters: list[Future[IndexReport]] = field(default_factory=list)
-    last_event: float = 0.0
-    urgent: bool = False
 
 
 class Folder:
@@ -423,56 +389,3 @@ class Folder:
                 workspace.close()
             except Exception:  # noqa: BLE001 - closing must not raise during shutdown
                 log.exception("%s: closing the index failed", self.name)
-
-
-class Folders:
-    """All workspace folders, found by URI (longest root wins for nested folders)."""
-
-    def __init__(self) -> None:
-        self._folders: dict[str, Folder] = {}
-        self._lock = threading.Lock()
-
-    def add(self, folder: Folder) -> bool:
-        with self._lock:
-            if folder.uri in self._folders or any(
-                f.root == folder.root for f in self._folders.values()
-            ):
-                return False
-            self._folders[folder.uri] = folder
-            return True
-
-    def remove(self, uri: str) -> Folder | None:
-        with self._lock:
-            folder = self._folders.pop(uri, None)
-            if folder is None:
-                path = uri_to_path(uri)
-                for key, f in list(self._folders.items()):
-                    if path is not None and f.root == _resolve(path):
-                        folder = self._folders.pop(key)
-                        break
-            return folder
-
-    def all(self) -> list[Folder]:
-        with self._lock:
-            return list(self._folders.values())
-
-    def for_uri(self, uri: str) -> tuple[Folder, str] | None:
-        """The folder holding ``uri`` and the workspace-relative path inside it."""
-        path = uri_to_path(uri)
-        if path is None:
-            return None
-        best: tuple[Folder, str] | None = None
-        for folder in self.all():
-            rel = folder.rel_path(path)
-            if rel is None:
-                continue
-            if best is None or len(folder.root.parts) > len(best[0].root.parts):
-                best = (folder, rel)
-        return best
-
-
-def _resolve(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except OSError:
-        return path

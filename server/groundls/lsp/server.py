@@ -31,8 +31,10 @@ from pygls.protocol.language_server import lsp_method
 from groundls import __version__
 from groundls.config import Config
 from groundls.lsp.args import ArgError, one_object, parse
-from groundls.lsp.commands import COMMANDS, Call, Command, NotFound
-from groundls.lsp.folders import Folder, Folders, uri_to_path
+from groundls.lsp.calls import Call, NotFound
+from groundls.lsp.commands import COMMANDS, Command
+from groundls.lsp.folder_set import Folders
+from groundls.lsp.folders import Folder, uri_to_path
 from groundls.lsp.framing import Frames, StdioReader, StreamReaderLines, serve
 from groundls.lsp.progress import IndexProgressSink, RequestProgress
 from groundls.lsp.settings import (
