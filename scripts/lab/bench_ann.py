@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from groundls.bench import Structured, _rss_mb
+from groundls.bench_scale import Structured
+from groundls.bench_search import _rss_mb
 
 
 def real_vectors(paths: list[str], space: str) -> np.ndarray:

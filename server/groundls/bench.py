@@ -11,26 +11,32 @@ Measures, in one run on this machine:
 
 from __future__ import annotations
 
-import random
 import resource
 import shutil
 import statistics
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from groundls.answer.model import shared
+from groundls.bench_scale import Structured, _embed_within, bench_synthetic, real_vectors
+from groundls.bench_search import (
+    QUERIES,
+    _ms,
+    bench_hover,
+    bench_pasted_queries,
+    bench_search,
+    bench_search_during_fill,
+    percentile,
+)
 from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index.embed.spaces import PARTS_SPACE
 from groundls.index.files.documents import DocumentRefused, document_format, extract_bounded
 from groundls.index.files.read import Skipped, read_text
 from groundls.index.files.walk import WorkspaceWalker
-from groundls.index.storage.store import FileRecord
 from groundls.workspace import Workspace
 
 #: Texts per tier when each embedding model is timed alone (enough for a stable rate).
@@ -39,34 +45,6 @@ TIER_SAMPLE = 1024
 TIER_SECONDS = 30.0
 #: Chunks of the deep tier filled after the index run, for its end-to-end rate.
 DEEP_SAMPLE = 256
-#: Real vectors a space's synthetic ones are made around, at least: a deep space holds only
-#: what the sampled fill embedded, and a million vectors around 256 are clusters of ~4,000
-#: that no real workspace has (MiniLM's recall@10 0.92 there, BENCHMARKS.md). The rest are
-#: embedded from a random sample of the workspace's chunks, for at most SEED_SECONDS.
-SEED_VECTORS = 2_000
-SEED_SECONDS = 90.0
-
-QUERIES = [
-    "how are command line options parsed",
-    "where is the configuration loaded",
-    "retry failed uploads",
-    "ログレベルはどこで変更しますか",
-    "error handling when a file is missing",
-    "get_terminal_size",
-    "how to install offline",
-    "パッケージのビルド方法",
-    "unit tests for the parser",
-    "environment variables",
-]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def _ms(values: list[float]) -> str:
-    return f"p50 {percentile(values, 0.5):.1f} ms, p95 {percentile(values, 0.95):.1f} ms"
 
 
 def bench_full_index(
@@ -164,68 +142,6 @@ def bench_reindex_one_function(config: Config, work: Path) -> dict[str, Any]:
     return {"lines": len(lines), "embedded_per_edit": report.embedded, "ms": times}
 
 
-def bench_search(workspace: Workspace, queries: list[str], rounds: int = 3) -> list[float]:
-    times = []
-    for q in queries:
-        workspace.search(q)  # the first call of a query embeds it; measure warm and cold below
-    for r in range(rounds):
-        for q in queries:
-            started = time.perf_counter()
-            workspace.search(q if r == 0 else f"{q} {r}")
-            times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
-#: Sizes of the pasted queries (characters): a paragraph, a file, a log, a megabyte.
-PASTED = (2_000, 40_000, 300_000, 1_000_000)
-
-
-def bench_pasted_queries(workspace: Workspace) -> list[tuple[int, float]]:
-    """One search per size in ``PASTED`` of the workspace's own text, each from another place
-    so no query vector is reused: (size, ms). An agent pastes whole files as queries."""
-    rows = workspace.store.chunk_texts()
-    text = "\n".join(t for _, t in rows) or "no text"
-    out = []
-    for i, size in enumerate(PASTED):
-        start = (i * 7919) % max(1, len(text))
-        query = (text[start:] + text) * (size // max(1, len(text)) + 1)
-        started = time.perf_counter()
-        workspace.search(query[:size])
-        out.append((size, (time.perf_counter() - started) * 1000))
-    return out
-
-
-def bench_search_during_fill(
-    workspace: Workspace, queries: list[str]
-) -> tuple[list[float], int, bool]:
-    """Cold searches while the deep tier fills in slices on another thread, as the language
-    server fills it: (times, chunks filled meanwhile, whether the fill outlasted the searches)."""
-    stop = threading.Event()
-    filled = [0]
-    started = threading.Event()
-
-    def fill() -> None:
-        while not stop.is_set():
-            started.set()
-            if shared.generating():  # as the language server's fill waits for an answer
-                stop.wait(0.5)
-                continue
-            done = workspace.fill_deep(max_chunks=32, cancel=stop)
-            if done == 0:
-                return
-            filled[0] += done
-
-    worker = threading.Thread(target=fill, name="bench-deep-fill")
-    worker.start()
-    started.wait()
-    time.sleep(0.5)  # into the first slice
-    times = bench_search(workspace, [f"{q} while filling" for q in queries], rounds=2)
-    outlasted = worker.is_alive()
-    stop.set()
-    worker.join()
-    return times, filled[0], outlasted
-
-
 def bench_documents(root: Path, config: Config) -> dict[str, tuple[int, int, float]]:
     """Each document of the workspace read once as the index reads it (a bounded child process
     each): per format, (documents, pages or slides or sheets or cells, seconds)."""
@@ -247,182 +163,6 @@ def bench_documents(root: Path, config: Config) -> dict[str, tuple[int, int, flo
 
 #: What a format's places are called, per second.
 _UNITS = {"pdf": "pages", "pptx": "slides", "xlsx": "sheets", "ipynb": "cells", "epub": "chapters"}
-
-
-def bench_hover(workspace: Workspace, samples: int = 200) -> list[float]:
-    rows = workspace.store.chunk_spans()
-    rng = random.Random(7)
-    times = []
-    for path, start, end in rng.sample(rows, min(samples, len(rows))):
-        line = rng.randint(start, end)
-        started = time.perf_counter()
-        hit = workspace.chunk_at(path, line)
-        if hit is not None:
-            workspace.related(hit.chunk_id, k=3)
-        times.append((time.perf_counter() - started) * 1000)
-    return times
-
-
-class Structured:
-    """Unit vectors with the structure of ``real``: a random real vector plus Gaussian noise
-    shaped by the real vectors' covariance (random unit vectors have no neighbourhoods, which
-    makes any approximate search look worse and exact ties meaningless)."""
-
-    def __init__(self, real: np.ndarray, scale: float = 0.5) -> None:
-        sample = real[: min(len(real), 20_000)]
-        _, sv, self.vt = np.linalg.svd(sample - sample.mean(axis=0), full_matrices=False)
-        self.sv = sv / np.sqrt(len(sample))
-        self.real = real
-        self.scale = scale
-
-    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        base = self.real[rng.integers(0, len(self.real), n)]
-        noise = (rng.standard_normal((n, len(self.sv))) * self.sv) @ self.vt
-        v = base + self.scale * noise
-        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
-
-
-def real_vectors(
-    workspace: Workspace, space: str, dim: int, rng: np.random.Generator
-) -> np.ndarray:
-    """The workspace's own vectors of ``space``, with those of more of its chunks embedded up to
-    :data:`SEED_VECTORS` (random ones when it has too few chunks)."""
-    blobs = [b for (b,) in workspace.store.conn.execute(f"SELECT embedding FROM vec_{space}")]
-    m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
-    if len(m) < SEED_VECTORS:
-        m = np.vstack([m, _embed_sample(workspace, space, SEED_VECTORS - len(m), rng)])
-    if len(m) < 50:
-        return rng.standard_normal((1000, dim)).astype(np.float32)
-    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
-
-
-def _embed_sample(
-    workspace: Workspace, space: str, wanted: int, rng: np.random.Generator
-) -> np.ndarray:
-    """Vectors of up to ``wanted`` random chunks ``space`` has not embedded (their first 400
-    characters), for at most :data:`SEED_SECONDS`."""
-    rows = workspace.store.chunks_without(space, limit=1 << 30)
-    model = workspace.models.get(space)
-    texts = [rows[i][5] for i in rng.permutation(len(rows))[:wanted]]
-    made, _ = _embed_within(model, texts, SEED_SECONDS)
-    return np.vstack(made).astype(np.float32) if made else np.zeros((0, model.dim), np.float32)
-
-
-def _embed_within(model: Any, texts: list[str], seconds: float) -> tuple[list[Any], float]:
-    """``texts`` embedded 16 at a time until all are or ``seconds`` have passed: the vectors
-    made, and the seconds it took."""
-    started = time.perf_counter()
-    made: list[Any] = []
-    while len(made) < len(texts) and time.perf_counter() - started < seconds:
-        made.extend(model.embed(texts[len(made) : len(made) + 16]))
-    return made, time.perf_counter() - started
-
-
-def build_synthetic(
-    workspace: Workspace, total: int, seeds: dict[str, Structured], per_file: int = 100
-) -> float:
-    """Fill an index with ``total`` code chunks of random words and, in each of their spaces,
-    vectors with the structure of the real ``seeds``."""
-    rng = np.random.default_rng(7)
-    words = np.array(
-        [f"w{i}" for i in range(20_000)] + ["retry", "upload", "config", "parser", "ログ", "設定"]
-    )
-    started = time.perf_counter()
-    spaces = tuple(s for s in workspace.policy.spaces_of("code", "") if s in seeds)
-    for f in range(total // per_file):
-        path = f"synthetic/mod_{f:05d}.py"
-        chunks = []
-        for i in range(per_file):
-            text = " ".join(rng.choice(words, 40))
-            chunks.append(
-                Chunk(
-                    id=f"{f:08x}{i:08x}",
-                    path=path,
-                    start_line=i * 10 + 1,
-                    end_line=i * 10 + 9,
-                    language="python",
-                    kind="code",
-                    text_type="function",
-                    title=f"mod_{f}.fn_{i}",
-                    breadcrumb=(f"mod_{f}", f"fn_{i}"),
-                    text=text,
-                    embed_text=text,
-                    content_hash=f"{f}-{i}",
-                    symbol=f"fn_{i}",
-                )
-            )
-        made = {s: seeds[s].sample(per_file, rng) for s in spaces}
-        vectors = [{s: made[s][i].tobytes() for s in spaces} for i in range(per_file)]
-        record = FileRecord(path, f"synthetic-{f}", 0, 0, "python", "code")
-        workspace.store.replace_file(record, chunks, [spaces] * per_file, vectors)
-    return time.perf_counter() - started
-
-
-def exact_knn(workspace: Workspace, space: str, queries: np.ndarray, k: int) -> list[set[int]]:
-    """The exact ``k`` nearest rows of each query, streamed from the index (never all of it in
-    memory at once)."""
-    best = [np.zeros(0, dtype=np.int64) for _ in queries]
-    best_s = [np.zeros(0, dtype=np.float32) for _ in queries]
-    cursor = workspace.store.conn.execute(f"SELECT chunk, embedding FROM vec_{space}")
-    while rows := cursor.fetchmany(50_000):
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        m = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        sims = (queries @ m.T) / np.linalg.norm(m, axis=1)
-        for i in range(len(queries)):
-            cand_ids = np.concatenate([best[i], ids])
-            cand_s = np.concatenate([best_s[i], sims[i]])
-            top = np.argpartition(-cand_s, min(k, len(cand_s)) - 1)[:k]
-            best[i], best_s[i] = cand_ids[top], cand_s[top]
-    return [set(b.tolist()) for b in best]
-
-
-def bench_synthetic(work: Path, config: Config, total: int, seeds: dict[str, Structured]) -> None:
-    """Search, keyword search, recall of vector search and memory at ``total`` chunks."""
-    synth = Workspace.open(work, config, work / "synthetic-index")
-    synth.indexer.ensure_spaces()
-    build_s = build_synthetic(synth, total, seeds)
-    print(f"synthetic index: {total} chunks written in {build_s:.0f} s")
-    spaces = [s for s in synth.policy.spaces_of("code", "") if s in seeds]
-    for space in spaces:
-        started = time.perf_counter()
-        synth.store.warm(space)
-        copy = synth.store._matrix(space)
-        print(
-            f"  {space}: {type(copy).__name__} ready in {time.perf_counter() - started:.0f} s"
-            f" (built, or loaded when saved for this write); RSS now {_rss_mb():.0f} MB"
-        )
-    times = bench_search(synth, QUERIES)
-    print(f"search on the synthetic {total}-chunk index: {_ms(times)} (target p50 <= 50 ms)")
-    words = ["retry", "upload", "config", "parser", "w17 w4242", "w9 w99 w999"]
-    keyword = []
-    for _ in range(3):
-        for w in words:
-            started = time.perf_counter()
-            synth.store.keyword(w, 50)
-            keyword.append((time.perf_counter() - started) * 1000)
-    print(f"keyword search (FTS5, 50 best) at {total} chunks: {_ms(keyword)}")
-    rng = np.random.default_rng(11)
-    for space in spaces:
-        queries = np.vstack([synth.models.query_vector(space, q) for q in QUERIES])
-        queries = np.vstack([queries, seeds[space].sample(20, rng)])
-        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-        truth = exact_knn(synth, space, queries, 10)
-        found = [{r for r, _ in synth.store.knn(space, q, 10)} for q in queries]
-        recall = statistics.mean(len(f & t) / 10 for f, t in zip(found, truth, strict=True))
-        print(f"  {space}: recall@10 against exact search {recall:.3f} ({len(queries)} queries)")
-    hover = bench_hover(synth)
-    print(f"hover on the synthetic index: {_ms(hover)}")
-    print(f"RSS after searching the synthetic index: {_rss_mb():.0f} MB (target <= 2048 at 1M)")
-    synth.close()
-
-
-def _rss_mb() -> float:
-    """This process's resident memory now (not the peak)."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def run(workspace_path: Path, config: Config, synthetic: int) -> int:
