@@ -8,7 +8,7 @@ from functools import partial
 from html.parser import HTMLParser
 
 from .base import ChunkOptions, Piece
-from .packing import Block
+from .blocks import Block
 from .prose import SectionBuilder, sections_to_pieces
 from .textrules import CJK_TEXT
 

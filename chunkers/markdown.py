@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .base import ChunkOptions, Piece
-from .packing import Block, split_lines
+from .blocks import Block, split_lines
 from .prose import SectionBuilder, sections_to_pieces
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")

@@ -6,15 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .base import ChunkOptions, Piece, is_meaningful
-from .packing import (
-    LIST_ITEM,
-    Block,
-    Unit,
-    pack,
-    piece_type,
-    render,
-    units_for,
-)
+from .blocks import LIST_ITEM, Block
+from .packing import Unit, pack, piece_type, render, units_for
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .base import ChunkOptions, Piece
-from .packing import Block, split_lines
+from .blocks import Block, split_lines
 from .prose import SectionBuilder, blank_separated_blocks, sections_to_pieces
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")

@@ -6,7 +6,7 @@ import re
 from pathlib import PurePosixPath
 
 from .base import ChunkOptions, Piece
-from .packing import Block, split_lines
+from .blocks import Block, split_lines
 from .prose import SectionBuilder, blank_separated_blocks, sections_to_pieces
 
 _UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from xml.parsers import expat
 
 from .base import ChunkOptions, Piece, is_meaningful
-from .packing import split_lines
+from .blocks import split_lines
 from .textrules import estimate_encoder_tokens
 from .windows import window_pieces
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from groundls.chunkers import Chunk, ChunkOptions, chunk_file, sentence_parts
 from groundls.chunkers.base import CHUNK_ID_RE
+from groundls.chunkers.blocks import sentence_spans, table_key_values
 from groundls.chunkers.markdown import HEADING_CHARS, heading_text
-from groundls.chunkers.packing import sentence_spans, table_key_values
 from groundls.chunkers.textrules import estimate_encoder_tokens
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "docs"
