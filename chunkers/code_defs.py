@@ -8,10 +8,11 @@ name, signature, declaration line, leading comments and (for classes) fields and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from groundls.chunkers.code_bindings import _BINDINGS, module_bindings
+from groundls.chunkers.code_kinds import ZIG_TYPES, DefinitionKinds
 from tree_sitter import Node
 
 from .base import ChunkOptions, is_meaningful
@@ -23,7 +24,6 @@ from .code_context import (
     python_self_attributes,
 )
 from .code_langs import (
-    ELIXIR_DOC_ATTRIBUTES,
     SPECS,
     Spec,
     c_declarator_name,
@@ -34,30 +34,11 @@ from .textrules import estimate_encoder_tokens
 
 MAX_FIELDS = 10
 ANON = "<anonymous>"
-FUNCTION_VALUES = frozenset(
-    {
-        "arrow_function",
-        "function_expression",
-        "function",
-        "generator_function",
-        "generator_function_expression",
-    }
-)
-ZIG_TYPES = frozenset(
-    {"struct_declaration", "enum_declaration", "union_declaration", "opaque_declaration"}
-)
-ELIXIR_MODULES = frozenset({"defmodule", "defprotocol", "defimpl"})
-ELIXIR_FUNCTIONS = frozenset(
-    {"def", "defp", "defmacro", "defmacrop", "defguard", "defguardp", "defdelegate"}
-)
-C_WRAPPERS = frozenset({"declaration", "type_definition", "field_declaration"})
-DECORATION = frozenset({"attribute_item", "attribute_list", "decorator", "annotation"})
 CPP_HEADER = re.compile(
     r"^\s*(template\s*<|namespace\s+[\w:]*\s*\{|class\s+\w+[^;]*$|using\s+namespace\b"
     r"|(public|private|protected)\s*:)",
     re.MULTILINE,
 )
-_PLAIN_NAME = re.compile(r"[\w$]+(?:\.[\w$]+)*")
 STATEMENT_LISTS = frozenset({"statement_list", "body_statement", "declaration_list"})
 
 
@@ -94,7 +75,7 @@ class Definition:
         return title
 
 
-class DefinitionFinder:
+class DefinitionFinder(DefinitionKinds):
     """Finds the definitions of one file (the code chunker extends it to emit pieces)."""
 
     def __init__(
@@ -113,141 +94,7 @@ class DefinitionFinder:
         self.bindings: list[tuple[int, str]] = []
         self.prefix: tuple[str, ...] = ()
 
-    # ------------------------------------------------------------- structure
-    def _classify(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """(kind, definition node, name override) for a definition-ish node, else None."""
-        spec = self.spec
-        t = node.type
-        if t == "decorated_definition" or t == "export_statement":
-            inner = node.child_by_field_name(
-                "definition" if t == "decorated_definition" else "declaration"
-            )
-            if inner is None and t == "export_statement":
-                return _exported_function(node.child_by_field_name("value"))
-            return self._classify(inner, in_class) if inner is not None else None
-        if t == "template_declaration":
-            for child in reversed(node.named_children):
-                found = self._classify(child, in_class)
-                if found is not None:
-                    return found
-            return None
-        if t in spec.functions:
-            if self._body(node) is None:
-                return None
-            return ("function", node, "")
-        if t in spec.classes:
-            if self.language == "go":
-                specs = [c for c in node.named_children if c.type == "type_spec"]
-                if len(specs) != 1:
-                    return None
-                if specs[0].child_by_field_name("type") is None:
-                    return None
-                return ("class", specs[0], "")
-            if self.language in ("c", "cpp") and node.child_by_field_name("body") is None:
-                return None
-            return ("class", node, "")
-        if t in spec.containers:
-            return ("container", node, "")
-        if t in spec.transparent or t == "ERROR":
-            # a region the grammar could not parse (macros a C++ header wraps its code in, an
-            # unknown annotation) still holds whole definitions: they are found inside it
-            return ("transparent", node, "")
-        special = _LANGUAGE_DEFINITIONS.get(self.language)
-        return special(self, node, in_class) if special is not None else None
-
     # the definitions only some languages write (see _LANGUAGE_DEFINITIONS)
-
-    def _c_wrapped(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """``typedef struct {...} name;`` and ``struct s {...} x;``: the struct is the class."""
-        if node.type not in C_WRAPPERS:
-            return None
-        typ = node.child_by_field_name("type")
-        if (
-            typ is None
-            or typ.type not in self.spec.classes
-            or typ.child_by_field_name("body") is None
-        ):
-            return None
-        name = node_text(typ.child_by_field_name("name"))
-        if not name:
-            decl = node.child_by_field_name("declarator")
-            name = c_declarator_name(decl) if decl is not None else ""
-        return ("class", typ, name)
-
-    def _zig_container(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """``const Name = struct {...};``: the struct (enum, union) is the class."""
-        if node.type != "variable_declaration":
-            return None
-        value = next((c for c in node.named_children if c.type in ZIG_TYPES), None)
-        if value is None:
-            return None
-        return ("class", value, node_text(node.named_children[0]))
-
-    def _elixir_call(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """``defmodule Name do ... end`` is a class, ``def name(args) do ... end`` a function."""
-        if node.type != "call":
-            return None
-        target = node_text(node.child_by_field_name("target"))
-        args = next((c for c in node.named_children if c.type == "arguments"), None)
-        if args is None or not args.named_children:
-            return None
-        first = args.named_children[0]
-        if target in ELIXIR_MODULES:
-            return ("class", node, node_text(first))
-        if target in ELIXIR_FUNCTIONS:
-            while first.type in ("binary_operator", "call") and first.named_children:
-                # ``name(args) when guard`` and ``name(args)``: the name is the call's target
-                inner = first.child_by_field_name("left") or first.child_by_field_name("target")
-                if inner is None:
-                    break
-                first = inner
-            return ("function", node, node_text(first))
-        return None
-
-    def _lua_assigned(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """``M.name = function(...) ... end``: a function named by what it is assigned to."""
-        if node.type != "assignment_statement":
-            return None
-        names = next((c for c in node.named_children if c.type == "variable_list"), None)
-        values = next((c for c in node.named_children if c.type == "expression_list"), None)
-        if names is None or values is None or values.named_child_count != 1:
-            return None
-        value = values.named_children[0]
-        if value.type != "function_definition":
-            return None
-        return ("function", value, node_text(names))
-
-    def _js_bound(self, node: Node, in_class: bool) -> tuple[str, Node, str] | None:
-        """A function or class bound to a name: ``const f = () => …``, ``app.handle = function
-        …`` (also chained, ``req.get = req.header = function …``), a class field holding one."""
-        t = node.type
-        if t in ("lexical_declaration", "variable_declaration"):
-            decls = [c for c in node.named_children if c.type == "variable_declarator"]
-            if len(decls) == 1:
-                value = decls[0].child_by_field_name("value")
-                if value is not None and value.type in FUNCTION_VALUES:
-                    return ("function", value, node_text(decls[0].child_by_field_name("name")))
-                if value is not None and value.type == "class":
-                    return ("class", value, node_text(decls[0].child_by_field_name("name")))
-        if t == "assignment_expression":
-            value = node.child_by_field_name("right")
-            while value is not None and value.type == "assignment_expression":
-                value = value.child_by_field_name("right")
-            if value is not None and value.type in FUNCTION_VALUES:
-                return ("function", value, assigned_name(node, value))
-        if in_class and t in ("public_field_definition", "field_definition"):
-            value = node.child_by_field_name("value")
-            if value is not None and value.type in FUNCTION_VALUES:
-                name = node.child_by_field_name("name") or node.child_by_field_name("property")
-                return ("function", value, node_text(name))
-        return None
-
-    def _annotates(self, node: Node) -> bool:
-        """Whether a node only describes the definition after it (a comment, a decorator, an
-        elixir ``@doc``), so that definition's leading block may reach above it."""
-        if "comment" in node.type or node.type in DECORATION or node.type == "haddock":
-            return True
-        return self.language == "elixir" and node_text(node).startswith(ELIXIR_DOC_ATTRIBUTES)
 
     def _name(self, node: Node) -> str:
         t = node.type
@@ -514,99 +361,8 @@ def last_row(node: Node) -> int:
     return row
 
 
-def assigned_name(assignment: Node, function: Node) -> str:
-    """The name a function assigned to a property is called by: ``app.handle = function ...``
-    is ``app.handle``, ``Foo.prototype.bar = ...`` is ``Foo.bar``; assigned to ``module.exports``
-    or ``exports`` (or to something that is not a plain name) it is the function's own name."""
-    left = node_text(assignment.child_by_field_name("left"))
-    parts = [p for p in split_scoped(left) if p != "prototype"]
-    if not parts or parts[-1] in ("exports", "module") or not _PLAIN_NAME.fullmatch(left):
-        return node_text(function.child_by_field_name("name"))
-    return ".".join(parts)
-
-
-def _exported_function(value: Node | None) -> tuple[str, Node, str] | None:
-    """The function a JavaScript module exports as an expression: ``export default function
-    () {…}``, or one chosen when the module loads, ``export default isSupported && function
-    httpAdapter(config) {…}`` (axios's adapters). Named by its own name, else ``default``."""
-    while value is not None and value.type in ("binary_expression", "parenthesized_expression"):
-        if value.type == "binary_expression":
-            value = value.child_by_field_name("right")
-        else:
-            value = value.named_children[0] if value.named_children else None
-    if value is None or value.type not in FUNCTION_VALUES:
-        return None
-    name = value.child_by_field_name("name")
-    return ("function", value, node_text(name) if name is not None else "default")
-
-
 def _same_function(a: Definition, b: Definition) -> bool:
     return a.kind == b.kind == "function" and a.qual == b.qual and b.lead <= a.end + 2
 
 
-#: Statements that bind names at module level, by language: the statement's node types.
-_BINDINGS = {
-    "python": frozenset({"expression_statement"}),
-    "javascript": frozenset({"lexical_declaration", "variable_declaration", "export_statement"}),
-    "go": frozenset({"var_declaration", "const_declaration"}),
-    "rust": frozenset({"const_item", "static_item"}),
-    "ruby": frozenset({"assignment"}),
-}
 _BINDINGS["typescript"] = _BINDINGS["tsx"] = _BINDINGS["javascript"]
-
-
-def module_bindings(node: Node, language: str) -> list[str]:
-    """The names a module-level statement binds that are not definitions of their own: a
-    variable or constant (``g = LocalProxy(...)``, ``export const ZodType = ...``, ``var ErrBad
-    = ...``, ``MAX = 10``). Users ask for these by name as they ask for functions."""
-    if node.type not in _BINDINGS.get(language, ()):
-        return []
-    if language == "python":
-        out = []
-        for child in node.named_children:
-            left = child.child_by_field_name("left") if child.type == "assignment" else None
-            if left is not None and left.type == "identifier":
-                out.append(node_text(left))
-        return out
-    if language in ("javascript", "typescript", "tsx"):
-        if node.type == "export_statement":
-            inner = node.child_by_field_name("declaration")
-            return module_bindings(inner, language) if inner is not None else []
-        return [
-            node_text(name)
-            for d in node.named_children
-            if d.type == "variable_declarator"
-            and (name := d.child_by_field_name("name")) is not None
-            and name.type == "identifier"
-        ]
-    if language == "go":
-        specs = [c for c in node.named_children if c.type in ("var_spec", "const_spec")]
-        for group in (c for c in node.named_children if c.type.endswith("_spec_list")):
-            specs.extend(c for c in group.named_children if c.type in ("var_spec", "const_spec"))
-        return [
-            node_text(spec.child(i))
-            for spec in specs
-            for i in range(spec.child_count)
-            if spec.field_name_for_child(i) == "name"
-        ]
-    if language == "rust":
-        return [node_text(node.child_by_field_name("name"))]
-    if language == "ruby":
-        left = node.child_by_field_name("left")
-        return [node_text(left)] if left is not None and left.type == "constant" else []
-    return []
-
-
-#: Definitions that only some languages write, beyond the node types of their Spec.
-_LANGUAGE_DEFINITIONS: dict[
-    str, Callable[[DefinitionFinder, Node, bool], tuple[str, Node, str] | None]
-] = {
-    "c": DefinitionFinder._c_wrapped,
-    "cpp": DefinitionFinder._c_wrapped,
-    "zig": DefinitionFinder._zig_container,
-    "elixir": DefinitionFinder._elixir_call,
-    "lua": DefinitionFinder._lua_assigned,
-    "javascript": DefinitionFinder._js_bound,
-    "typescript": DefinitionFinder._js_bound,
-    "tsx": DefinitionFinder._js_bound,
-}
