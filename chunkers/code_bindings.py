@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from .code_langs import (
-    node_text,
-)
+from .code_names import node_text
 
 #: Statements that bind names at module level, by language: the statement's node types.
 _BINDINGS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from groundls.chunkers.code_langs import c_declarator_name, node_text
+from groundls.chunkers.code_names import c_declarator_name, node_text
 from tree_sitter import Node
 
 _WS = re.compile(r"\s+")

@@ -26,10 +26,8 @@ from .code_context import (
 from .code_langs import (
     SPECS,
     Spec,
-    c_declarator_name,
-    node_text,
-    split_scoped,
 )
+from .code_names import c_declarator_name, node_text, split_scoped
 from .textrules import estimate_encoder_tokens
 
 MAX_FIELDS = 10

@@ -9,10 +9,8 @@ from tree_sitter import Node
 
 from .code_langs import (
     ELIXIR_DOC_ATTRIBUTES,
-    c_declarator_name,
-    node_text,
-    split_scoped,
 )
+from .code_names import c_declarator_name, node_text, split_scoped
 
 FUNCTION_VALUES = frozenset(
     {
