@@ -36,7 +36,10 @@ FACE_MAY_IMPORT = (
 #: The CLI also prints the benchmark, and hands ``serve`` and ``mcp`` over to the other faces.
 CLI_MAY_IMPORT = ("groundls.bench", "groundls.lsp", "groundls.mcp")
 #: A face's table of handler registrations may be longer than a function otherwise may.
-REGISTRATION_TABLES = {("groundls.cli.commands", "register"), ("groundls.mcp.server", "build")}
+REGISTRATION_TABLES = {
+    ("groundls.lsp.features", "create_server"),
+    ("groundls.mcp.server", "create_server"),
+}
 #: Words that name an evaluation set (or a benchmark delta) in a comment or docstring.
 SET_NAMES = re.compile(
     r"\bsemble\b|SEMBLE|click-ja|click-langs|maint-?guide|debref|devref|requests-qa|requests-langs"

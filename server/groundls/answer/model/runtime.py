@@ -220,48 +220,15 @@ class LocalLLM(PromptPrefix):
         stats = stats or GenerationStats()
         with self._lock:
             try:
-                if self._timer is not None:
-                    self._timer.cancel()
-                was_loaded = self._llm is not None
-                llm = self.load()
-                if not was_loaded:
-                    stats.load_ms = self.last_load_ms
-                    if deadline is not None:
-                        # the limit bounds reading and writing, not the model's one-off load
-                        deadline += self.last_load_ms / 1000
-                tokens = self.prompt_tokens(messages)
-                prefix = self._fixed_prefix(messages, tokens)
-                stats.prompt_tokens = len(tokens)
-                budget = self.n_ctx - len(tokens) - 1
-                if budget < 16:
-                    raise ModelError(
-                        f"the prompt ({len(tokens)} tokens) does not fit the model context "
-                        f"({self.n_ctx}); lower answer.contextTokens"
-                    )
-                max_tokens = min(max_tokens, budget)
+                llm, deadline = self._loaded(stats, deadline)
+                tokens, prefix, max_tokens = self._fitted(messages, max_tokens, stats)
                 t0 = time.perf_counter()
-                if not self._prefill(llm, tokens, prefix, cancel, deadline, stats):
-                    stats.prefill_ms = (time.perf_counter() - t0) * 1000
-                    return
+                read = self._prefill(llm, tokens, prefix, cancel, deadline, stats)
                 stats.prefill_ms = (time.perf_counter() - t0) * 1000
-                grammar = None
-                if schema is not None:
-                    from llama_cpp import LlamaGrammar
-
-                    grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+                if not read:
+                    return
                 t1 = time.perf_counter()
                 stats.stop_reason = "stop"
-                processors = None
-                if no_leading_bracket or no_leading_latin:
-                    from llama_cpp import LogitsProcessorList
-
-                    leads = self._lead_tokens(llm)
-                    banned = [
-                        *(leads.brackets if no_leading_bracket else ()),
-                        *(leads.latins if no_leading_latin else ()),
-                    ]
-                    ban = _ban_at_start(len(tokens), banned, leads.blanks)
-                    processors = LogitsProcessorList([ban])
                 it = llm.create_completion(
                     prompt=tokens,
                     max_tokens=max_tokens,
@@ -269,25 +236,14 @@ class LocalLLM(PromptPrefix):
                     top_p=0.9,
                     top_k=40,
                     repeat_penalty=1.05,
-                    grammar=grammar,
-                    logits_processor=processors,
+                    grammar=_grammar(schema),
+                    logits_processor=self._leads_banned(
+                        llm, len(tokens), no_leading_bracket, no_leading_latin
+                    ),
                     stream=True,
                 )
                 try:
-                    for chunk in it:
-                        choice = chunk["choices"][0]
-                        text = choice.get("text") or ""
-                        if text:
-                            stats.generated_tokens += 1
-                            yield text
-                        if choice.get("finish_reason") == "length":
-                            stats.stop_reason = "length"
-                        if cancel is not None and cancel.is_set():
-                            stats.stop_reason = "cancel"
-                            break
-                        if deadline is not None and time.monotonic() > deadline:
-                            stats.stop_reason = "time"
-                            break
+                    yield from _pieces(it, stats, cancel, deadline)
                 finally:
                     with contextlib.suppress(Exception):
                         it.close()
@@ -296,6 +252,51 @@ class LocalLLM(PromptPrefix):
                     stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
             finally:
                 self._touch()
+
+    def _loaded(self, stats: GenerationStats, deadline: float | None) -> tuple[Any, float | None]:
+        """The model, loaded now if it was not (its load time in ``stats``); the deadline moved
+        by the load: the limit bounds reading and writing, not the model's one-off load."""
+        if self._timer is not None:
+            self._timer.cancel()
+        was_loaded = self._llm is not None
+        llm = self.load()
+        if not was_loaded:
+            stats.load_ms = self.last_load_ms
+            if deadline is not None:
+                deadline += self.last_load_ms / 1000
+        return llm, deadline
+
+    def _fitted(
+        self, messages: list[dict[str, str]], max_tokens: int, stats: GenerationStats
+    ) -> tuple[list[int], int, int]:
+        """The prompt's tokens, the length of its fixed prefix, and the tokens left to write
+        in the context (``ModelError`` when the prompt leaves too few)."""
+        tokens = self.prompt_tokens(messages)
+        prefix = self._fixed_prefix(messages, tokens)
+        stats.prompt_tokens = len(tokens)
+        budget = self.n_ctx - len(tokens) - 1
+        if budget < 16:
+            raise ModelError(
+                f"the prompt ({len(tokens)} tokens) does not fit the model context "
+                f"({self.n_ctx}); lower answer.contextTokens"
+            )
+        return tokens, prefix, min(max_tokens, budget)
+
+    def _leads_banned(
+        self, llm: Any, prompt_len: int, no_leading_bracket: bool, no_leading_latin: bool
+    ) -> Any:
+        """The logits processors that keep a reply from beginning with a bracket or a Latin
+        letter, or None."""
+        if not (no_leading_bracket or no_leading_latin):
+            return None
+        from llama_cpp import LogitsProcessorList
+
+        leads = self._lead_tokens(llm)
+        banned = [
+            *(leads.brackets if no_leading_bracket else ()),
+            *(leads.latins if no_leading_latin else ()),
+        ]
+        return LogitsProcessorList([_ban_at_start(prompt_len, banned, leads.blanks)])
 
     def next_token_logprobs(
         self,
@@ -348,3 +349,36 @@ class LocalLLM(PromptPrefix):
         if self._leads is None:
             self._leads = LeadTokens.of([llm.detokenize([i]) for i in range(llm.n_vocab())])
         return self._leads
+
+
+def _grammar(schema: dict | None) -> Any:
+    """A JSON schema as llama.cpp's grammar, or None."""
+    if schema is None:
+        return None
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+
+
+def _pieces(
+    it: Iterator[Any],
+    stats: GenerationStats,
+    cancel: threading.Event | None,
+    deadline: float | None,
+) -> Iterator[str]:
+    """The text pieces of a streamed completion, until it ends, is cancelled or runs out of
+    time (``stats.stop_reason`` says which)."""
+    for chunk in it:
+        choice = chunk["choices"][0]
+        text = choice.get("text") or ""
+        if text:
+            stats.generated_tokens += 1
+            yield text
+        if choice.get("finish_reason") == "length":
+            stats.stop_reason = "length"
+        if cancel is not None and cancel.is_set():
+            stats.stop_reason = "cancel"
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            stats.stop_reason = "time"
+            break

@@ -153,27 +153,9 @@ class ServedLLM:
                 raise ServedModelError(
                     _why(exc, self.base_url, self.model, self.config.api_key_env)
                 ) from None
-            first: float | None = None
+            first: list[float] = []
             try:
-                for chunk in stream:
-                    if cancel is not None and cancel.is_set():
-                        stats.stop_reason = "cancel"
-                        break
-                    if deadline is not None and time.monotonic() > deadline:
-                        stats.stop_reason = "time"
-                        break
-                    if not chunk.choices:
-                        continue
-                    choice = chunk.choices[0]
-                    piece = (choice.delta.content or "") if choice.delta else ""
-                    if piece:
-                        if first is None:
-                            first = time.perf_counter()
-                            self._observe(messages, first - started, stats)
-                        stats.generated_tokens += 1
-                        yield piece
-                    if choice.finish_reason:
-                        stats.stop_reason = "length" if choice.finish_reason == "length" else "stop"
+                yield from self._pieces(stream, messages, stats, started, first, cancel, deadline)
             except openai.OpenAIError as exc:
                 raise ServedModelError(
                     _why(exc, self.base_url, self.model, self.config.api_key_env)
@@ -185,7 +167,39 @@ class ServedLLM:
                 ) from None
             finally:
                 stream.close()  # a server stops generating when its client goes
-                stats.generate_ms = (time.perf_counter() - (first or started)) * 1000
+                stats.generate_ms = (time.perf_counter() - (first[0] if first else started)) * 1000
+
+    def _pieces(
+        self,
+        stream: Any,
+        messages: list[dict[str, str]],
+        stats: GenerationStats,
+        started: float,
+        first: list[float],
+        cancel: threading.Event | None,
+        deadline: float | None,
+    ) -> Iterator[str]:
+        """The streamed reply's text pieces until it ends, is cancelled or runs out of time;
+        the first piece's time goes into ``first`` and the measured reading speed."""
+        for chunk in stream:
+            if cancel is not None and cancel.is_set():
+                stats.stop_reason = "cancel"
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                stats.stop_reason = "time"
+                break
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            piece = (choice.delta.content or "") if choice.delta else ""
+            if piece:
+                if not first:
+                    first.append(time.perf_counter())
+                    self._observe(messages, first[0] - started, stats)
+                stats.generated_tokens += 1
+                yield piece
+            if choice.finish_reason:
+                stats.stop_reason = "length" if choice.finish_reason == "length" else "stop"
 
     def _observe(
         self, messages: list[dict[str, str]], seconds: float, stats: GenerationStats

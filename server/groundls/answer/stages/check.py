@@ -90,7 +90,7 @@ def check(
     repairs = passes.run_passes(draft)
     if draft.unsupported:
         log.info("dropped sentences resting on %s", ", ".join(draft.unsupported[:8]))
-    answer_text, dropped, added = draft.text, draft.dropped, draft.added
+    answer_text, dropped = draft.text, draft.dropped
     grounded_away = bool(draft.unsupported) and not answer_text.strip()
     numbers = draft.cited()
     by_n = {e.n: e for e in excerpts}
@@ -101,16 +101,7 @@ def check(
         answer_text = not_said(excerpts, language)
         repairs["grounded_away"] = 1
 
-    citations: list[Citation] = []
-    if found:
-        whole = [cit.MARKER.sub(" ", answer_text)]
-        for n in numbers:
-            e = by_n[n]
-            # (an added citation vouches for the whole answer, not its last paragraph)
-            said = whole if n == added else sentences.get(n) or whole
-            weak = cit.is_weak(said, draft.bodies[n])
-            support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
-            citations.append(citation_of(e, weak, tuple(support)))
+    citations = _judged(draft, numbers, answer_text, sentences, by_n) if found else []
     if found and hedge and citations and all(c.weak for c in citations):
         # the search was unsure (``hedge``) and nothing the answer cites says what the answer
         # says: the model answered from outside the excerpts, so the workspace does not say
@@ -119,26 +110,51 @@ def check(
         answer_text = not_said(excerpts, language)
         repairs["unsupported"] = 1
     checked = Checked(answer_text, found, citations, dropped, repairs)
-    if (
-        found
-        and not written.cut
-        and grounding.says_nothing(
-            answer_text,
-            [question],
-            [e.hit.text for e in excerpts],
-            [e.hit.path for e in excerpts],
-            translated=language not in ("en", "ja"),
-        )
-    ):
-        # the question restated, or talk about the excerpts: their key lines instead
-        checked.fallback = "content_free"
-    elif found and not language_checks.written_in(answer_text, language):
-        # not in the reader's language (a Japanese sentence, then English paragraphs pasted
-        # from the excerpts), cut or not: their key lines instead, labelled in the reader's
-        # language
-        checked.fallback = "other_language"
-    elif found and hedge and not hygiene.says_hedge(answer_text):
+    checked.fallback = _cannot_stand(checked, question, language, excerpts, cut=written.cut)
+    if not checked.fallback and found and hedge and not hygiene.says_hedge(answer_text):
         checked.text = hedge + answer_text.lstrip()
     if checked.fallback:
         repairs[checked.fallback] = 1
     return checked
+
+
+def _judged(
+    draft: passes.Draft,
+    numbers: list[int],
+    answer_text: str,
+    sentences: dict[int, list[str]],
+    by_n: dict[int, Excerpt],
+) -> list[Citation]:
+    """The answer's citations, each with the lines of its excerpt that support what it is cited
+    for, and weak when its excerpt shares almost nothing with that. An added citation vouches
+    for the whole answer, not its last paragraph."""
+    citations: list[Citation] = []
+    whole = [cit.MARKER.sub(" ", answer_text)]
+    for n in numbers:
+        e = by_n[n]
+        said = whole if n == draft.added else sentences.get(n) or whole
+        weak = cit.is_weak(said, draft.bodies[n])
+        support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
+        citations.append(citation_of(e, weak, tuple(support)))
+    return citations
+
+
+def _cannot_stand(
+    checked: Checked, question: str, language: str, excerpts: list[Excerpt], *, cut: bool
+) -> str:
+    """Why a found answer's text cannot stand ("" when it can): it restates the question or
+    talks about the excerpts ("content_free"), or it is not in the reader's language (a
+    Japanese sentence, then English paragraphs pasted from the excerpts; "other_language")."""
+    if not checked.found:
+        return ""
+    if not cut and grounding.says_nothing(
+        checked.text,
+        [question],
+        [e.hit.text for e in excerpts],
+        [e.hit.path for e in excerpts],
+        translated=language not in ("en", "ja"),
+    ):
+        return "content_free"
+    if not language_checks.written_in(checked.text, language):
+        return "other_language"
+    return ""

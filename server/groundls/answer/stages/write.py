@@ -8,7 +8,7 @@ excerpt's label is written once more, not beginning with ``[``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +89,6 @@ def write(
     # echoed excerpt labels never reach the user
     paths = {e.hit.path for e in excerpts}
     sections = header_sections(excerpts)
-    held = labels.LabelFilter(paths, sections)
 
     def shown(visible: str) -> None:
         if visible:
@@ -97,7 +96,8 @@ def write(
             show(visible)
 
     for attempt in range(2):
-        for piece in without_thinking(
+        held = labels.LabelFilter(paths, sections)
+        pieces = without_thinking(
             model.stream(
                 messages,
                 max_tokens=max_tokens,
@@ -108,19 +108,8 @@ def write(
                 no_leading_bracket=attempt > 0 or (language == "ja" and JAPANESE_LEAD),
                 no_leading_latin=language == "ja" and JAPANESE_LEAD,
             )
-        ):
-            raw_parts.append(piece)
-            visible = streamer.feed(piece) if streamer is not None else piece
-            shown(held.feed(visible) if visible else "")
-            if len(raw_parts) % 8 == 0:
-                so_far = "".join(raw_parts)
-                if repeats.loop_start(so_far) is not None:
-                    written.looped = True
-                    break
-                if style == "text" and (third := repeats.third_copy_start(so_far)):
-                    # writing the same lines a third time: nothing new will come
-                    raw_parts[:] = [so_far[:third]]
-                    break
+        )
+        _stream(pieces, raw_parts, written, streamer, held, shown, style)
         shown(held.finish())
         if attempt or not only_a_label("".join(raw_parts), style, stats, paths, sections):
             break
@@ -128,7 +117,6 @@ def write(
         # location were the answer): once more, not beginning with "[" (the prompt is read
         # already, so this costs only the writing)
         raw_parts.clear()
-        held = labels.LabelFilter(paths, sections)
     raw = "".join(raw_parts)
     if written.looped:
         cut_at = repeats.loop_start(raw)
@@ -137,3 +125,29 @@ def write(
         stats.stop_reason = "loop"
     written.raw = raw
     return written
+
+
+def _stream(
+    pieces: Iterable[str],
+    raw_parts: list[str],
+    written: Written,
+    streamer: output.AnswerFieldStreamer | None,
+    held: labels.LabelFilter,
+    shown: Callable[[str], None],
+    style: str,
+) -> None:
+    """One attempt's pieces into ``raw_parts``, each visible piece shown; stopped when the
+    reply goes round in circles (a token loop, or the same lines a third time)."""
+    for piece in pieces:
+        raw_parts.append(piece)
+        visible = streamer.feed(piece) if streamer is not None else piece
+        shown(held.feed(visible) if visible else "")
+        if len(raw_parts) % 8 == 0:
+            so_far = "".join(raw_parts)
+            if repeats.loop_start(so_far) is not None:
+                written.looped = True
+                break
+            if style == "text" and (third := repeats.third_copy_start(so_far)):
+                # writing the same lines a third time: nothing new will come
+                raw_parts[:] = [so_far[:third]]
+                break
