@@ -160,67 +160,75 @@ def strip_labels(
     ``paths`` (and the ``sections`` their headers named), looser echoes of them count too:
     ``[1] guide.md:17 (Intro) text`` keeps ``[1] text``; an inline one keeps the bare path, with
     an excerpt number before it moved after it (see ``_marker_before_path``)."""
-    count = 0
-
-    def drop_line(_m: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        return ""
-
-    text = _LABEL_LINE.sub(drop_line, text)
+    text, count = _LABEL_LINE.subn("", text)
     header = _path_header(paths)
-
-    def without_headers(text: str) -> str:
-        nonlocal count
-        if header is None:
-            return text
-        headless, headers = header.subn("", text)
-        if not headless.strip():  # (an answer that is only paths stays)
-            return text
-        count += headers
-        return headless
-
-    text = without_headers(text)
-
-    def bare(m: re.Match[str]) -> str:
-        nonlocal count
-        count += 1
-        # a citation the model wrote between the path and the section stays after the path
-        mark = m.groupdict().get("mark")
-        return m.group("path") + (mark or "")
-
-    text = _LABEL.sub(bare, text)
+    text, n = _without_headers(text, header)
+    count += n
+    text, n = _LABEL.subn(_bare, text)
+    count += n
     loose = _loose_label(paths, sections)
     if loose is not None:
-
-        def lead(m: re.Match[str]) -> str:
-            nonlocal count
-            count += 1
-            rest = m.string[m.end() :].split("\n", 1)[0]
-            if not rest.strip():
-                return ""  # a label line goes whole
-            if _begins_sentence(rest, spaced=True):
-                return m.group("head")
-            return m.group(0)  # the path is the sentence's own (「… で登録します」): kept below
-
-        # a label at the start of a line, after the excerpt's number: the line's text follows
-        text = re.sub(
-            rf"^(?P<head>[ \t>*#-]*(?:\d+[.)][ \t]+)?[\[［]\s*\d+\s*[\]］][ \t:：]*)[*`]*"
-            rf"(?:{loose.pattern})[*`]*[ \t:：]*",
-            lead,
-            text,
-            flags=re.MULTILINE,
-        )
-        text = loose.sub(bare, text)
-        # a header that was a label with its section: 「1. [1] pkgs.html (5.9. …)」
-        text = without_headers(text)
-        text, moved = _marker_before_path(paths).subn(r"\g<path> \g<marker>", text)
-        count += moved
-        # a label the length limit cut off in its bracket, at the very end of the answer
-        cut = re.search(rf"(?:{_any_path(paths)})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
-        if cut is not None:
-            count += 1
-            text = text[: cut.start()].rstrip()
+        text, n = _without_loose(text, paths, loose, header)
+        count += n
     if count:
         text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    return text, count
+
+
+def _without_headers(text: str, header: re.Pattern[str] | None) -> tuple[str, int]:
+    """The text without path headers, and how many went (an answer that is only paths
+    stays)."""
+    if header is None:
+        return text, 0
+    headless, headers = header.subn("", text)
+    if not headless.strip():
+        return text, 0
+    return headless, headers
+
+
+def _bare(m: re.Match[str]) -> str:
+    """A label as its bare path; a citation the model wrote between the path and the section
+    stays after the path."""
+    mark = m.groupdict().get("mark")
+    return m.group("path") + (mark or "")
+
+
+def _lead(m: re.Match[str]) -> str:
+    """A label at the start of a line after the excerpt's number: the number stays when a
+    sentence follows; a label line goes whole; a path that is the sentence's own
+    (「… で登録します」) is kept for the next step."""
+    rest = m.string[m.end() :].split("\n", 1)[0]
+    if not rest.strip():
+        return ""
+    if _begins_sentence(rest, spaced=True):
+        return m.group("head")
+    return m.group(0)
+
+
+def _without_loose(
+    text: str, paths: Collection[str], loose: re.Pattern[str], header: re.Pattern[str] | None
+) -> tuple[str, int]:
+    """The text without the looser echoes of the excerpts' labels, and how many went."""
+    count = 0
+    # a label at the start of a line, after the excerpt's number: the line's text follows
+    text, n = re.subn(
+        rf"^(?P<head>[ \t>*#-]*(?:\d+[.)][ \t]+)?[\[［]\s*\d+\s*[\]］][ \t:：]*)[*`]*"
+        rf"(?:{loose.pattern})[*`]*[ \t:：]*",
+        _lead,
+        text,
+        flags=re.MULTILINE,
+    )
+    count += n
+    text, n = loose.subn(_bare, text)
+    count += n
+    # a header that was a label with its section: 「1. [1] pkgs.html (5.9. …)」
+    text, n = _without_headers(text, header)
+    count += n
+    text, n = _marker_before_path(paths).subn(r"\g<path> \g<marker>", text)
+    count += n
+    # a label the length limit cut off in its bracket, at the very end of the answer
+    cut = re.search(rf"(?:{_any_path(paths)})(?::\d+(?:-\d+)?)?[ \t]*[(（][^)）\n]*$", text)
+    if cut is not None:
+        count += 1
+        text = text[: cut.start()].rstrip()
     return text, count
