@@ -186,51 +186,65 @@ class Store(DocumentRows, VectorWrites, StoreReads):
                 space_list = ",".join(chunk_spaces)
                 previous = old.get(chunk.id)
                 if previous and previous[1] == chunk.content_hash and previous[2] == space_list:
-                    conn.execute(
-                        "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ?,"
-                        " place = ? WHERE id = ?",
-                        (
-                            ordinal,
-                            chunk.start_line,
-                            chunk.end_line,
-                            chunk.text,
-                            chunk.place,
-                            previous[0],
-                        ),
-                    )
-                    if tuple(previous[3]) != (*_facts(chunk), _names(chunk)):
-                        # the same text, described anew (a newer chunker): the vectors stay
-                        self._describe_chunk(previous[0], chunk, replace=True)
+                    self._keep_chunk(previous[0], ordinal, chunk, previous[3])
                     continue
                 if previous:
                     removed_parts += self._delete_chunk(previous[0], previous[2])
                     removed.append(previous[0])
                 rowid = self._insert_chunk(file_id, ordinal, chunk, space_list)
-                for space in chunk_spaces:
-                    conn.execute(
-                        f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
-                        (rowid, chunk_vectors[space], chunk.kind, chunk.language),
-                    )
-                    added.append((space, rowid, chunk_vectors[space], chunk.kind, chunk.language))
-                    blobs = chunk_parts.get(space, [])
-                    if not blobs or space not in self._parts_spaces:
-                        continue
-                    if len(blobs) >= PART_STRIDE:
-                        raise ValueError(f"{chunk.path}: too many sentence vectors ({len(blobs)})")
-                    conn.execute("UPDATE chunks SET parts = ? WHERE id = ?", (len(blobs), rowid))
-                    rows = [
-                        (rowid * PART_STRIDE + i, blob, chunk.kind, chunk.language)
-                        for i, blob in enumerate(blobs)
-                    ]
-                    conn.executemany(
-                        f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
-                        "VALUES (?, ?, ?, ?)",
-                        rows,
-                    )
-                    added.extend((f"{space}_parts", *row) for row in rows)
+                added += self._insert_vectors(
+                    rowid, chunk, chunk_spaces, chunk_vectors, chunk_parts
+                )
             conn.execute("DELETE FROM skipped WHERE path = ?", (record.path,))
             seq = self._bump_write_seq()
         self._patch_matrices(seq, removed, added, removed_parts)
+
+    def _keep_chunk(self, rowid: int, ordinal: int, chunk: Chunk, facts: Sequence[Any]) -> None:
+        """An unchanged chunk keeps its row, terms and vectors: only its place is updated, and
+        its description when a newer chunker describes the same text anew."""
+        self.conn.execute(
+            "UPDATE chunks SET ord = ?, start_line = ?, end_line = ?, text = ?,"
+            " place = ? WHERE id = ?",
+            (ordinal, chunk.start_line, chunk.end_line, chunk.text, chunk.place, rowid),
+        )
+        if tuple(facts) != (*_facts(chunk), _names(chunk)):
+            self._describe_chunk(rowid, chunk, replace=True)
+
+    def _insert_vectors(
+        self,
+        rowid: int,
+        chunk: Chunk,
+        chunk_spaces: Sequence[str],
+        chunk_vectors: dict[str, bytes],
+        chunk_parts: dict[str, list[bytes]],
+    ) -> list[tuple[Any, ...]]:
+        """A new chunk's vectors in each of its spaces (and its sentence vectors where its space
+        keeps them); returns the rows added, for the in-memory copies."""
+        conn = self.conn
+        added: list[tuple[Any, ...]] = []
+        for space in chunk_spaces:
+            conn.execute(
+                f"INSERT INTO vec_{space}(chunk, embedding, kind, language) VALUES (?, ?, ?, ?)",
+                (rowid, chunk_vectors[space], chunk.kind, chunk.language),
+            )
+            added.append((space, rowid, chunk_vectors[space], chunk.kind, chunk.language))
+            blobs = chunk_parts.get(space, [])
+            if not blobs or space not in self._parts_spaces:
+                continue
+            if len(blobs) >= PART_STRIDE:
+                raise ValueError(f"{chunk.path}: too many sentence vectors ({len(blobs)})")
+            conn.execute("UPDATE chunks SET parts = ? WHERE id = ?", (len(blobs), rowid))
+            rows = [
+                (rowid * PART_STRIDE + i, blob, chunk.kind, chunk.language)
+                for i, blob in enumerate(blobs)
+            ]
+            conn.executemany(
+                f"INSERT INTO vec_{space}_parts(part, embedding, kind, language) "
+                "VALUES (?, ?, ?, ?)",
+                rows,
+            )
+            added.extend((f"{space}_parts", *row) for row in rows)
+        return added
 
     def _upsert_file(self, record: FileRecord) -> int:
         values = (
