@@ -145,28 +145,7 @@ class WorkspaceWalker:
             except OSError:
                 continue
             if is_dir:
-                if self._dir_ignored(name, child, frame, dotnet):
-                    continue
-                if _undecodable(name):
-                    skipped.append(Skipped(_display(child), "unreadable"))
-                    continue
-                if is_link:
-                    target = self._rel_inside(os.path.realpath(entry.path))
-                    if target is None:
-                        skipped.append(Skipped(child, "symlink-outside"))
-                    elif not ALWAYS_EXCLUDED_DIRS.intersection(target.split("/")):
-                        deferred.append((child + "/", entry.path, frame))
-                    continue
-                try:
-                    info = entry.stat()
-                except OSError:
-                    skipped.append(Skipped(child, "unreadable"))
-                    continue
-                key = (info.st_dev, info.st_ino)
-                if key in visited:
-                    continue
-                visited.add(key)
-                stack.append((child + "/", entry.path, frame))
+                self._subdir(entry, child, frame, dotnet, skipped, stack, deferred, visited)
                 continue
             try:
                 is_file = entry.is_file()
@@ -179,6 +158,43 @@ class WorkspaceWalker:
                 files.append(result)
             elif result is not None:
                 skipped.append(result)
+
+    def _subdir(
+        self,
+        entry: os.DirEntry[str],
+        child: str,
+        frame: Frame,
+        dotnet: bool,
+        skipped: list[Skipped],
+        stack: list[tuple[str, str, Frame]],
+        deferred: list[tuple[str, str, Frame]],
+        visited: set[tuple[int, int]],
+    ) -> None:
+        """A folder met on the walk: left out when ignored, walked later when it is a link that
+        stays inside the workspace, else walked next (once, whatever leads to it)."""
+        name = entry.name
+        if self._dir_ignored(name, child, frame, dotnet):
+            return
+        if _undecodable(name):
+            skipped.append(Skipped(_display(child), "unreadable"))
+            return
+        if entry.is_symlink():
+            target = self._rel_inside(os.path.realpath(entry.path))
+            if target is None:
+                skipped.append(Skipped(child, "symlink-outside"))
+            elif not ALWAYS_EXCLUDED_DIRS.intersection(target.split("/")):
+                deferred.append((child + "/", entry.path, frame))
+            return
+        try:
+            info = entry.stat()
+        except OSError:
+            skipped.append(Skipped(child, "unreadable"))
+            return
+        key = (info.st_dev, info.st_ino)
+        if key in visited:
+            return
+        visited.add(key)
+        stack.append((child + "/", entry.path, frame))
 
     def _file(
         self,
