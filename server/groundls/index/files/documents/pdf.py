@@ -228,6 +228,9 @@ def _drop_contents(lines: list[_Line]) -> list[_Line]:
 
 
 def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]) -> Extracted:
+    """The pages' lines as Markdown: running headers and footers and the table of contents
+    dropped, headings marked, lines that wrap inside a paragraph joined, each page's start
+    recorded."""
     _drop_running(pages)
     lines = [line for page in pages for line in page]
     sizes = Counter[float]()
@@ -250,43 +253,60 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
     right_edge: dict[int, float] = {}
     for line in lines:
         right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.right)
-    out = TextBuilder()
-    page = 0
-    paragraph: list[str] = []
-    previous: _Line | None = None
-
-    def flush() -> None:
-        if paragraph:
-            out.block([escape_markdown_line(p) for p in paragraph])
-            paragraph.clear()
-
-    def advance(to: int) -> None:
-        nonlocal page
-        while page < to:
-            page += 1
-            out.place("page", page)
-
+    writer = _PageWriter(body, spacing, right_edge)
     for line in lines:
+        writer.add(line)
+    writer.flush()
+    writer.advance(len(pages))
+    result = writer.out.result()
+    result.units = len(pages)
+    return result
+
+
+class _PageWriter:
+    """Writes a PDF's lines as Markdown, one at a time: a paragraph is held until it ends."""
+
+    def __init__(self, body: float, spacing: float, right_edge: dict[int, float]) -> None:
+        self.body, self.spacing, self.right_edge = body, spacing, right_edge
+        self.out = TextBuilder()
+        self.page = 0
+        self.paragraph: list[str] = []
+        self.previous: _Line | None = None
+
+    def flush(self) -> None:
+        if self.paragraph:
+            self.out.block([escape_markdown_line(p) for p in self.paragraph])
+            self.paragraph.clear()
+
+    def advance(self, to: int) -> None:
+        while self.page < to:
+            self.page += 1
+            self.out.place("page", self.page)
+
+    def add(self, line: _Line) -> None:
+        paragraph, previous, out = self.paragraph, self.previous, self.out
         # (a paragraph may run on over a page break: it stays at the page it began on)
         continues = (
             bool(paragraph)
             and previous is not None
             and not previous.heading
             and not line.heading
-            and _continues(previous, line, right_edge, spacing, body, len(paragraph) == 1)
+            and _continues(
+                previous, line, self.right_edge, self.spacing, self.body, len(paragraph) == 1
+            )
         )
-        if line.page != page and not continues:
-            flush()
-            advance(line.page)
+        if line.page != self.page and not continues:
+            self.flush()
+            self.advance(line.page)
         if line.heading:
-            flush()
+            self.flush()
             if (
                 previous is not None
                 and previous.heading == line.heading
                 and previous.page == line.page
                 and len(out.lines) >= 2
                 and out.lines[-2].startswith("#")
-                and line.top > previous.bottom - 2 * spacing
+                and line.top > previous.bottom - 2 * self.spacing
             ):
                 out.lines[-2] += " " + line.text  # a heading set on two lines
             else:
@@ -297,18 +317,13 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
             paragraph
             and previous is not None
             and not previous.heading
-            and _same_block(previous, line, spacing)
+            and _same_block(previous, line, self.spacing)
         ):
             paragraph.append(line.text)
         else:
-            flush()
+            self.flush()
             paragraph.append(line.text)
-        previous = line
-    flush()
-    advance(len(pages))
-    result = out.result()
-    result.units = len(pages)
-    return result
+        self.previous = line
 
 
 def _continues(
