@@ -207,18 +207,7 @@ class _CodeChunker(DefinitionFinder):
                 cuts.add(row)
             if "comment" not in stmt.type:
                 prev_end = max(prev_end, stmt.end_point.row)
-        # units: maximal runs of rows not owned by nested definitions, cut at statement starts
-        units: list[tuple[int, int]] = []
-        r = lo
-        while r <= hi:
-            if owned[r - lo]:
-                r += 1
-                continue
-            s = r
-            r += 1
-            while r <= hi and not owned[r - lo] and r not in cuts:
-                r += 1
-            units.append((s, r - 1))
+        units = _free_runs(lo, hi, owned, cuts)
         budget = self.options.max_tokens
         groups: list[tuple[int, int]] = []
         for s, e in units:
@@ -326,6 +315,23 @@ class _CodeChunker(DefinitionFinder):
                     )
                 )
         return out
+
+
+def _free_runs(lo: int, hi: int, owned: list[bool], cuts: set[int]) -> list[tuple[int, int]]:
+    """The maximal runs of rows ``lo``..``hi`` not owned by nested definitions, cut at
+    statement starts."""
+    units: list[tuple[int, int]] = []
+    r = lo
+    while r <= hi:
+        if owned[r - lo]:
+            r += 1
+            continue
+        s = r
+        r += 1
+        while r <= hi and not owned[r - lo] and r not in cuts:
+            r += 1
+        units.append((s, r - 1))
+    return units
 
 
 def _merge(items: list[_Item], options: ChunkOptions) -> list[_Item]:

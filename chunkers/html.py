@@ -149,22 +149,8 @@ class _Collector(HTMLParser):
             else:
                 self._add(_BR)
             return
-        if tag == "table":
-            self._table_depth += 1
-            if self._table_depth == 1:
-                self._flush()
-                self._rows, self._table_start = [], self.getpos()[0]
-                self._row_lines = []
-            return
-        if self._rows is not None and self._table_depth == 1:
-            if tag == "tr":
-                self._end_row()
-                self._row, self._row_line = [], self.getpos()[0]
-            elif tag in ("td", "th"):
-                self._end_cell()
-                if self._row is None:
-                    self._row, self._row_line = [], self.getpos()[0]
-                self._cell = []
+        if tag == "table" or (self._rows is not None and self._table_depth == 1):
+            self._start_in_table(tag)
             return
         if tag in _HEADINGS:
             self._flush()
@@ -187,6 +173,23 @@ class _Collector(HTMLParser):
                 self._add(" ")
             else:
                 self._flush()
+
+    def _start_in_table(self, tag: str) -> None:
+        """A table opens (a nested one only counts), or a row or cell of the outer one."""
+        if tag == "table":
+            self._table_depth += 1
+            if self._table_depth == 1:
+                self._flush()
+                self._rows, self._table_start = [], self.getpos()[0]
+                self._row_lines = []
+        elif tag == "tr":
+            self._end_row()
+            self._row, self._row_line = [], self.getpos()[0]
+        elif tag in ("td", "th"):
+            self._end_cell()
+            if self._row is None:
+                self._row, self._row_line = [], self.getpos()[0]
+            self._cell = []
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br":
