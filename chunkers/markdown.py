@@ -151,109 +151,142 @@ def _block(lines: list[str], a: int, b: int, kind: str) -> Block:
 
 
 def _parse(lines: list[str], n: int, builder: SectionBuilder) -> None:
-    para: list[int] = []
+    parser = _Parser(lines, builder)
+    while n < len(lines):
+        n = parser.step(n)
+    parser.flush()
 
-    def flush() -> None:
-        if para:
-            builder.add(_block(lines, para[0], para[-1], "paragraph"))
-            para.clear()
 
-    def add_merging(block: Block, kinds: tuple[str, ...]) -> None:
+class _Parser:
+    """Markdown's blocks, line by line: each reader takes the block that starts at a line (and
+    returns the line after it) or leaves it to the next; what none takes is paragraph text."""
+
+    def __init__(self, lines: list[str], builder: SectionBuilder) -> None:
+        self.lines = lines
+        self.builder = builder
+        self.para: list[int] = []
+
+    def step(self, n: int) -> int:
+        line = self.lines[n]
+        if not line.strip():
+            self.flush()
+            return n + 1
+        for read in (
+            self._fence,
+            self._atx,
+            self._setext,
+            self._quote,
+            self._table,
+            self._list_item,
+            self._indented,
+        ):
+            after = read(n, line)
+            if after is not None:
+                return after
+        self.para.append(n)
+        return n + 1
+
+    def flush(self) -> None:
+        if self.para:
+            self.builder.add(_block(self.lines, self.para[0], self.para[-1], "paragraph"))
+            self.para.clear()
+
+    def add_merging(self, block: Block, kinds: tuple[str, ...]) -> None:
         """Join a block to the previous one of the same kind when only blank lines separate them."""
-        prev = builder.last_block
+        prev = self.builder.last_block
         if (
             prev is not None
             and prev.kind in kinds
             and block.kind in kinds
-            and (_only_blank(lines, prev.end_line, block.start_line - 1))
+            and (_only_blank(self.lines, prev.end_line, block.start_line - 1))
         ):
-            prev.text = "\n".join(lines[prev.start_line - 1 : block.end_line])
+            prev.text = "\n".join(self.lines[prev.start_line - 1 : block.end_line])
             prev.end_line = block.end_line
         else:
-            builder.add(block)
+            self.builder.add(block)
 
-    total = len(lines)
-    while n < total:
-        line = lines[n]
-        if not line.strip():
-            flush()
-            n += 1
-            continue
-        if _is_fence(line):
-            flush()
-            end = _fence_end(lines, n)
-            block = _block(lines, n, end, "code")
-            indented = line[:1].isspace()
-            if indented and builder.last_block is not None and builder.last_block.kind == "list":
-                add_merging(Block(block.start_line, block.end_line, block.text, "list"), ("list",))
-            else:
-                builder.add(block)
-            n = end + 1
-            continue
+    def _fence(self, n: int, line: str) -> int | None:
+        if not _is_fence(line):
+            return None
+        self.flush()
+        end = _fence_end(self.lines, n)
+        block = _block(self.lines, n, end, "code")
+        last = self.builder.last_block
+        if line[:1].isspace() and last is not None and last.kind == "list":
+            self.add_merging(Block(block.start_line, block.end_line, block.text, "list"), ("list",))
+        else:
+            self.builder.add(block)
+        return end + 1
+
+    def _atx(self, n: int, line: str) -> int | None:
         atx = _ATX.match(line)
-        if atx:
-            flush()
-            builder.heading(
-                len(atx.group(1)), heading_text(atx.group(2) or ""), _block(lines, n, n, "")
-            )
-            n += 1
-            continue
+        if not atx:
+            return None
+        self.flush()
+        self.builder.heading(
+            len(atx.group(1)), heading_text(atx.group(2) or ""), _block(self.lines, n, n, "")
+        )
+        return n + 1
+
+    def _setext(self, n: int, line: str) -> int | None:
         setext = _SETEXT.match(line)
-        if setext and para:
-            # "---" under a paragraph is a setext heading even though it looks like a rule
-            level = 1 if setext.group(1)[0] == "=" else 2
-            title = heading_text(" ".join(lines[k].strip() for k in para))
-            builder.heading(level, title, _block(lines, para[0], n, ""))
-            para.clear()
-            n += 1
-            continue
-        if _QUOTE.match(line):
-            flush()
-            end = n
-            while end + 1 < total and _QUOTE.match(lines[end + 1]):
-                end += 1
-            add_merging(_block(lines, n, end, "quote"), ("quote",))
-            n = end + 1
-            continue
-        if not para and _is_table_start(lines, n):
-            end = n
-            while end + 1 < total and "|" in lines[end + 1] and lines[end + 1].strip():
-                end += 1
-            block = _block(lines, n, end, "table")
-            own_header = end > n and bool(_TABLE_SEPARATOR.match(lines[n + 1]))
-            if own_header:
-                builder.add(block)
-            else:
-                add_merging(block, ("table",))
-            n = end + 1
-            continue
+        if not (setext and self.para):
+            return None
+        # "---" under a paragraph is a setext heading even though it looks like a rule
+        level = 1 if setext.group(1)[0] == "=" else 2
+        title = heading_text(" ".join(self.lines[k].strip() for k in self.para))
+        self.builder.heading(level, title, _block(self.lines, self.para[0], n, ""))
+        self.para.clear()
+        return n + 1
+
+    def _quote(self, n: int, line: str) -> int | None:
+        if not _QUOTE.match(line):
+            return None
+        self.flush()
+        end = n
+        while end + 1 < len(self.lines) and _QUOTE.match(self.lines[end + 1]):
+            end += 1
+        self.add_merging(_block(self.lines, n, end, "quote"), ("quote",))
+        return end + 1
+
+    def _table(self, n: int, line: str) -> int | None:
+        lines = self.lines
+        if self.para or not _is_table_start(lines, n):
+            return None
+        end = n
+        while end + 1 < len(lines) and "|" in lines[end + 1] and lines[end + 1].strip():
+            end += 1
+        block = _block(lines, n, end, "table")
+        own_header = end > n and bool(_TABLE_SEPARATOR.match(lines[n + 1]))
+        if own_header:
+            self.builder.add(block)
+        else:
+            self.add_merging(block, ("table",))
+        return end + 1
+
+    def _list_item(self, n: int, line: str) -> int | None:
         item = _LIST_ITEM.match(line)
-        if item and (not para or not item.group(2)[0].isdigit()):
-            flush()
-            end = _list_end(lines, n)
-            add_merging(_block(lines, n, end, "list"), ("list",))
-            n = end + 1
-            continue
-        if not para and line.startswith(("    ", "\t")):
-            prev = builder.last_block
-            if prev is not None and prev.kind == "list":
-                end = n
-                while end + 1 < total and (
-                    not lines[end + 1].strip() or lines[end + 1][:1].isspace()
-                ):
-                    end += 1
-                add_merging(_block(lines, n, end, "list"), ("list",))
-                n = end + 1
-                continue
-            end = n
-            while end + 1 < total and (not lines[end + 1].strip() or lines[end + 1][:1].isspace()):
-                end += 1
-            builder.add(_block(lines, n, end, "code"))
-            n = end + 1
-            continue
-        para.append(n)
-        n += 1
-    flush()
+        if not (item and (not self.para or not item.group(2)[0].isdigit())):
+            return None
+        self.flush()
+        end = _list_end(self.lines, n)
+        self.add_merging(_block(self.lines, n, end, "list"), ("list",))
+        return end + 1
+
+    def _indented(self, n: int, line: str) -> int | None:
+        """Indented lines: a list item's continuation after a list, else a code block."""
+        lines = self.lines
+        if self.para or not line.startswith(("    ", "\t")):
+            return None
+        end = n
+        while end + 1 < len(lines) and (not lines[end + 1].strip() or lines[end + 1][:1].isspace()):
+            end += 1
+        prev = self.builder.last_block
+        if prev is not None and prev.kind == "list":
+            self.add_merging(_block(lines, n, end, "list"), ("list",))
+        else:
+            self.builder.add(_block(lines, n, end, "code"))
+        return end + 1
 
 
 def _only_blank(lines: list[str], after_line: int, upto_line: int) -> bool:
