@@ -53,28 +53,9 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
 
     def emit() -> None:
         a, b = cur[0][0], cur[-1][1]
-        overlap, overlap_line = "", 0
-        if units:
-            prev_spans = prev_groups[-1]
-            take: list[tuple[int, int]] = []
-            used = 0
-            for s in reversed(prev_spans):
-                t = estimate_encoder_tokens(text[s[0] : s[1]])
-                if used + t > overlap_tokens:
-                    break
-                take.insert(0, s)
-                used += t
-            if take and len(take) < len(prev_spans):
-                overlap = text[take[0][0] : a]
-                overlap_line = block.line_at(take[0][0])
-            elif not take and overlap_tokens > 0:
-                # the last sentence alone is too long: repeat its closing clause instead
-                last = prev_spans[-1]
-                for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
-                    if estimate_encoder_tokens(text[m.end() : last[1]]) <= overlap_tokens:
-                        overlap = text[m.end() : a]
-                        overlap_line = block.line_at(m.end())
-                        break
+        overlap, overlap_line = (
+            _overlap(block, prev_groups[-1], a, overlap_tokens) if units else ("", 0)
+        )
         body = text[a:b].rstrip()
         lead = text[a - 1] if a > 0 else ""
         units.append(
@@ -103,6 +84,31 @@ def _split_sentences(block: Block, index: int, budget: int, overlap_tokens: int)
     if cur:
         emit()
     return units
+
+
+def _overlap(
+    block: Block, prev_spans: list[tuple[int, int]], a: int, overlap_tokens: int
+) -> tuple[str, int]:
+    """The end of the previous unit repeated before the next one (which starts at ``a``), and
+    the line it starts on: its last sentences up to ``overlap_tokens``, or, when the last
+    sentence alone is too long, its closing clause."""
+    text = block.text
+    take: list[tuple[int, int]] = []
+    used = 0
+    for s in reversed(prev_spans):
+        t = estimate_encoder_tokens(text[s[0] : s[1]])
+        if used + t > overlap_tokens:
+            break
+        take.insert(0, s)
+        used += t
+    if take and len(take) < len(prev_spans):
+        return text[take[0][0] : a], block.line_at(take[0][0])
+    if not take and overlap_tokens > 0:
+        last = prev_spans[-1]
+        for m in _CLAUSE_BREAK.finditer(text, last[0], last[1]):
+            if estimate_encoder_tokens(text[m.end() : last[1]]) <= overlap_tokens:
+                return text[m.end() : a], block.line_at(m.end())
+    return "", 0
 
 
 def _hard_split(text: str, a: int, b: int, budget: int) -> list[tuple[int, int]]:
