@@ -59,3 +59,26 @@ def test_a_face_that_imports_a_stage_is_named(house):
 
 def test_the_chunkers_import_nothing_of_the_engine(house, modules):
     assert house.chunker_breaches(modules) == []
+
+
+def test_no_module_is_longer_than_a_reader_can_hold(house, modules):
+    assert house.long_modules(modules) == []
+
+
+def test_no_function_is_longer_than_a_screen_but_a_faces_table_of_handlers(house, modules):
+    assert house.long_functions(modules) == []
+
+
+def test_no_comment_names_an_evaluation_set_or_a_measured_delta(house, modules):
+    assert house.set_names(modules) == []
+
+
+def test_a_comment_that_names_a_set_is_found(house, tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text('X = 5  #: RRF k (click-ja 0.519 -> 0.552)\n"""Fine."""\n')
+    module = house.Module("groundls.m", path, ast.parse(path.read_text()), 2)
+    house.ROOT, root = tmp_path, house.ROOT
+    try:
+        assert len(house.set_names([module])) == 1
+    finally:
+        house.ROOT = root

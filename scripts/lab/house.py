@@ -37,6 +37,7 @@ FACE_MAY_IMPORT = (
 CLI_MAY_IMPORT = ("groundls.bench", "groundls.lsp", "groundls.mcp")
 #: A face's table of handler registrations may be longer than a function otherwise may.
 REGISTRATION_TABLES = {
+    ("groundls.cli.commands", "register"),
     ("groundls.lsp.features", "create_server"),
     ("groundls.mcp.server", "create_server"),
 }
@@ -182,18 +183,12 @@ def set_names(mods: list[Module]) -> list[str]:
     out = []
     for m in mods:
         lines = m.path.read_text(encoding="utf-8").splitlines()
-        docs = {
-            n.lineno
-            for n in ast.walk(m.tree)
-            if isinstance(n, ast.Expr) and isinstance(getattr(n, "value", None), ast.Constant)
-        }
         in_doc = _docstring_lines(m.tree)
         for number, line in enumerate(lines, start=1):
             comment = line.partition("#")[2] if "#" in line else ""
             text = line if number in in_doc else comment
             if SET_NAMES.search(text):
                 out.append(f"{m.path.relative_to(ROOT)}:{number}: {line.strip()[:80]}")
-        del docs
     return out
 
 

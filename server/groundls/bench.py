@@ -57,7 +57,26 @@ def bench_full_index(
     started = time.perf_counter()
     report = workspace.index()
     index_s = time.perf_counter() - started
-    # The raw embedder on the same chunks, with the same batching, nothing else.
+    tiers = _tier_rates(workspace, config)
+    index_embedded = report.embedded + report.embedded_parts
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    deep = _deep_rates(workspace)
+    deep_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return workspace, {
+        "tiers": tiers,
+        "rss_mb": rss_mb,
+        "files": report.files_indexed,
+        "chunks": report.chunks,
+        "embedded": index_embedded,
+        "index_s": index_s,
+        "deep": deep,
+        "deep_rss_mb": deep_rss_mb,
+    }
+
+
+def _tier_rates(workspace: Workspace, config: Config) -> dict[str, tuple[int, float]]:
+    """Each tier (embedding space) alone on the workspace's own chunks, with the same batching
+    and nothing else: what it costs per text on this machine."""
     walker = WorkspaceWalker(workspace.root, config)
     files, _ = walker.walk()
     chunks: list[Chunk] = []
@@ -77,7 +96,6 @@ def bench_full_index(
             per_space.setdefault(space, {})[c.content_hash] = c.embed_text
         if workspace.policy.has_parts(c):
             parts[c.content_hash] = sentence_parts(c)
-    # each tier (embedding space) alone: what it costs per text on this machine
     tiers: dict[str, tuple[int, float]] = {}
     part_texts = [t for texts in parts.values() for t in texts]
     jobs = [(space, list(texts.values())) for space, texts in per_space.items()]
@@ -88,10 +106,12 @@ def bench_full_index(
         vectors, seconds = _embed_within(workspace.models.get(name.split()[0]), items, TIER_SECONDS)
         if vectors:
             tiers[name] = (len(vectors), seconds)
-    index_embedded = report.embedded + report.embedded_parts
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # the deep tier as the language server fills it (re-chunking, embedding, writing), sampled,
-    # each space on its own: up to DEEP_SAMPLE chunks in at most TIER_SECONDS
+    return tiers
+
+
+def _deep_rates(workspace: Workspace) -> dict[str, tuple[int, float]]:
+    """The deep tier as the language server fills it (re-chunking, embedding, writing),
+    sampled, each space on its own: up to DEEP_SAMPLE chunks in at most TIER_SECONDS."""
     deep: dict[str, tuple[int, float]] = {}
     for space in workspace.indexer.deep_order():
         started = time.perf_counter()
@@ -103,17 +123,7 @@ def bench_full_index(
             done += filled
         if done:
             deep[space] = (done, time.perf_counter() - started)
-    deep_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return workspace, {
-        "tiers": tiers,
-        "rss_mb": rss_mb,
-        "files": report.files_indexed,
-        "chunks": report.chunks,
-        "embedded": index_embedded,
-        "index_s": index_s,
-        "deep": deep,
-        "deep_rss_mb": deep_rss_mb,
-    }
+    return deep
 
 
 def bench_reindex_one_function(config: Config, work: Path) -> dict[str, Any]:
@@ -165,54 +175,58 @@ def bench_documents(root: Path, config: Config) -> dict[str, tuple[int, int, flo
 _UNITS = {"pdf": "pages", "pptx": "slides", "xlsx": "sheets", "ipynb": "cells", "epub": "chapters"}
 
 
+def _print_index(full: dict[str, Any]) -> None:
+    chunk_rate = full["chunks"] / full["index_s"] if full["index_s"] else 0.0
+    print(
+        f"full index: {full['files']} files, {full['chunks']} chunks in {full['index_s']:.1f} s"
+        f" = {chunk_rate:.0f} chunks/s end to end (target >= 200); {full['embedded']}"
+        f" vectors; peak RSS while indexing {full['rss_mb']:.0f} MB (target <= 1024)"
+    )
+    for name, (count, seconds) in full["tiers"].items():
+        rate = count / seconds if seconds else 0.0
+        print(f"  tier {name}: {count} texts in {seconds:.1f} s = {rate:.0f} texts/s (model only)")
+    for space, (count, seconds) in full["deep"].items():
+        print(
+            f"  deep tier {space} fill (after the index, sampled; chunked again, embedded,"
+            f" written): {count} chunks in {seconds:.1f} s = {count / seconds:.1f} chunks/s"
+        )
+    if full["deep"]:
+        print(f"  peak RSS after the deep tier fills: {full['deep_rss_mb']:.0f} MB")
+
+
+def _print_searches(workspace: Workspace, chunks: int) -> None:
+    times = bench_search(workspace, QUERIES)
+    print(f"search on the workspace ({chunks} chunks): {_ms(times)} (target p50 <= 50 ms)")
+    pasted = bench_pasted_queries(workspace)
+    print(
+        "search for a pasted text (the workspace's own text, each size once): "
+        + ", ".join(f"{size // 1000} kB {ms:.0f} ms" for size, ms in pasted)
+        + " (target <= 5 s each)"
+    )
+    during, filled, outlasted = bench_search_during_fill(workspace, QUERIES)
+    idle = percentile(times, 0.5)
+    print(
+        f"search while the deep tier fills: {_ms(during)}"
+        f" ({percentile(during, 0.5) / idle if idle else 0:.1f}x idle p50, target <= 3x);"
+        f" {filled} chunks filled meanwhile"
+        + ("" if outlasted else " - the fill ended before the searches did")
+    )
+
+
 def run(workspace_path: Path, config: Config, synthetic: int) -> int:
     """Measure everything on ``workspace_path`` and a synthetic index of ``synthetic`` chunks."""
     work = Path(tempfile.mkdtemp(prefix="groundls-bench-"))
     try:
         print(f"groundls bench on {workspace_path.resolve().name} ({time.strftime('%Y-%m-%d')})")
         workspace, full = bench_full_index(workspace_path, config, work)
-        chunk_rate = full["chunks"] / full["index_s"] if full["index_s"] else 0.0
-        print(
-            f"full index: {full['files']} files, {full['chunks']} chunks in {full['index_s']:.1f} s"
-            f" = {chunk_rate:.0f} chunks/s end to end (target >= 200); {full['embedded']}"
-            f" vectors; peak RSS while indexing {full['rss_mb']:.0f} MB (target <= 1024)"
-        )
-        for name, (count, seconds) in full["tiers"].items():
-            rate = count / seconds if seconds else 0.0
-            print(
-                f"  tier {name}: {count} texts in {seconds:.1f} s = {rate:.0f} texts/s (model only)"
-            )
-        for space, (count, seconds) in full["deep"].items():
-            print(
-                f"  deep tier {space} fill (after the index, sampled; chunked again, embedded,"
-                f" written): {count} chunks in {seconds:.1f} s = {count / seconds:.1f} chunks/s"
-            )
-        if full["deep"]:
-            print(f"  peak RSS after the deep tier fills: {full['deep_rss_mb']:.0f} MB")
+        _print_index(full)
         edit = bench_reindex_one_function(config, work)
         print(
             f"re-index after editing one function in a {edit['lines']}-line file: "
             f"median {statistics.median(edit['ms']):.0f} ms (runs {', '.join(f'{t:.0f}' for t in edit['ms'])}), "
             f"{edit['embedded_per_edit']} chunk(s) re-embedded (target <= 300 ms)"
         )
-        times = bench_search(workspace, QUERIES)
-        print(
-            f"search on the workspace ({full['chunks']} chunks): {_ms(times)} (target p50 <= 50 ms)"
-        )
-        pasted = bench_pasted_queries(workspace)
-        print(
-            "search for a pasted text (the workspace's own text, each size once): "
-            + ", ".join(f"{size // 1000} kB {ms:.0f} ms" for size, ms in pasted)
-            + " (target <= 5 s each)"
-        )
-        during, filled, outlasted = bench_search_during_fill(workspace, QUERIES)
-        idle = percentile(times, 0.5)
-        print(
-            f"search while the deep tier fills: {_ms(during)}"
-            f" ({percentile(during, 0.5) / idle if idle else 0:.1f}x idle p50, target <= 3x);"
-            f" {filled} chunks filled meanwhile"
-            + ("" if outlasted else " - the fill ended before the searches did")
-        )
+        _print_searches(workspace, full["chunks"])
         for fmt, (count, units, seconds) in sorted(bench_documents(workspace_path, config).items()):
             unit = _UNITS.get(fmt, "documents")
             amount = units if unit != "documents" else count
