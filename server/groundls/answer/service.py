@@ -18,6 +18,7 @@ from groundls.answer.stages.focus import TokenCounter, question_terms
 from groundls.answer.stages.prompt import (
     Excerpt,
     Language,
+    Prompt,
     detect_language,
     fit_excerpts,
 )
@@ -32,8 +33,8 @@ from groundls.answer.stages.retrieve import (
 )
 from groundls.answer.stages.rewrite import QueryRewriter
 from groundls.answer.stages.settle import cannot_stand, in_place_of, not_found, settled, timed
-from groundls.answer.stages.write import write
-from groundls.answer.text import hygiene, wording
+from groundls.answer.stages.write import Shown, write
+from groundls.answer.text import wording
 from groundls.answer.text.wording import say
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import FULL_TOKENS_FACTOR, AnswerConfig
@@ -209,7 +210,10 @@ class AnswerService:
             "total_ms": None,
         }
         hits = list(found) if judged else []
-        return Retrieved(question, searched, language, asked.detail, found, hits, loading, timing)
+        prompt = Prompt(question, language, self.style, asked.detail)
+        return Retrieved(
+            question, searched, language, asked.detail, prompt, found, hits, loading, timing
+        )
 
     def _not_found(
         self,
@@ -239,9 +243,7 @@ class AnswerService:
         count = model.count_tokens if model is not None and model.loaded else estimate_llm_tokens
         terms = question_terms([got.question, got.found.searched_as])
         spent = time.perf_counter() - t0
-        budget = self._context_budget(
-            model, got.question, got.language, spent_s=spent, count=count, detail=got.detail
-        )
+        budget = context_budget(self.config, model, got.prompt, spent_s=spent, count=count)
         return fit_excerpts(got.hits, budget, count, terms=terms)
 
     def _compose(
@@ -286,9 +288,8 @@ class AnswerService:
         detail: str = "brief",
     ) -> int:
         """Excerpt tokens for this question (see :func:`retrieve.context_budget`)."""
-        return context_budget(
-            self.config, model, question, language, spent_s=spent_s, count=count, detail=detail
-        )
+        prompt = Prompt(question, language, self.style, detail)
+        return context_budget(self.config, model, prompt, spent_s=spent_s, count=count)
 
     def _load_early(self) -> threading.Thread | None:
         """Start loading the model while the search runs (see :func:`shared.load_early`)."""
@@ -310,21 +311,9 @@ class AnswerService:
         timing, limit = got.timing, self.config.time_limit_s
         deadline = time.monotonic() + limit if limit else None
         chosen, messages = choose.choose_prompt(
-            model, got, excerpts, self.style, cancel=cancel, deadline=deadline
+            model, got, excerpts, cancel=cancel, deadline=deadline
         )
-        seen: list[str] = []
-
-        def show(visible: str) -> None:
-            if not visible:
-                return
-            if timing["first_token_ms"] is None:
-                timing["first_token_ms"] = ms_since(t0)
-            if hedge and not seen and not hygiene.says_hedge(visible):
-                visible = hedge + visible.lstrip()
-            seen.append(visible)
-            if on_token is not None:
-                on_token(visible)
-
+        show = Shown(timing, t0, hedge, on_token)
         factor = FULL_TOKENS_FACTOR if got.detail == "full" else 1
         written = write(
             model,
@@ -345,10 +334,10 @@ class AnswerService:
             fallback = Fallback(checked.fallback, chosen=chosen)
             extract = extractive(excerpts, got.language, fallback, on_token, t0)
             # the reader saw the model's first words as they streamed, then this in their place
-            shown_at = {"first_token_ms": timing["first_token_ms"]} if seen else {}
+            shown_at = {"first_token_ms": timing["first_token_ms"]} if show.seen else {}
             extract.timing = {**extract.timing, "replaced_ms": ms_since(t0), **shown_at}
             return replace(extract, repairs=checked.repairs, chosen=chosen)
-        started = bool("".join(seen).strip())
+        started = bool("".join(show.seen).strip())
         return settled(
             self.config, model, written, checked, got.language, timing, t0, started, chosen
         )

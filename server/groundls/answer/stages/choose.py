@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundls.answer.stages import prompt
-from groundls.answer.stages.prompt import Excerpt, build_messages
+from groundls.answer.stages.prompt import Excerpt
 from groundls.answer.stages.retrieve import Retrieved
 
 #: The first words of a reply that names the excerpt which answers.
@@ -101,18 +101,17 @@ def choose_prompt(
     model: Any,
     got: Retrieved,
     excerpts: list[Excerpt],
-    style: str,
     *,
     cancel: threading.Event | None = None,
     deadline: float | None = None,
 ) -> tuple[int | None, list[dict[str, str]]]:
     """The excerpt the model reads as the answer, from the prompt it then answers (the prompt
     read stays in its cache), and the prompt it writes from: a later excerpt is named to it."""
-    messages = build_messages(got.question, excerpts, got.language, style, got.detail)
+    messages = got.prompt.messages(excerpts)
     chose = time.perf_counter()
     choice = choose(model, messages, got.language, len(excerpts), cancel=cancel, deadline=deadline)
     got.timing["choose_ms"] = round((time.perf_counter() - chose) * 1000, 1)
     chosen = choice.excerpt if choice is not None else None
     if chosen is not None and chosen > 1:
-        messages = build_messages(got.question, excerpts, got.language, style, got.detail, chosen)
+        messages = got.prompt.messages(excerpts, chosen)
     return chosen, messages

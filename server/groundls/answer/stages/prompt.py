@@ -236,6 +236,9 @@ def _named(text: str, language: Language) -> str:
     return text.replace("{language}", name).replace("{in_language}", in_language)
 
 
+#: Chat markup around the user message (role tags), which its text does not count.
+CHAT_MARKUP_TOKENS = 10
+
 #: Output styles: "text" = prose with inline [n]; "json" = {answer, citations, found}.
 OUTPUT_STYLES = ("text", "json")
 
@@ -305,6 +308,39 @@ def content_free_messages(language: Language, n: int) -> list[dict[str, str]]:
     ]
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """One answer's prompt, built once from its question: the fixed system rules and the user
+    turn's frame, read with the excerpts the budget lets in (and, when the choose step picked a
+    later one, with that excerpt named)."""
+
+    question: str
+    language: Language
+    style: str = "text"
+    detail: str = "brief"
+
+    @functools.cached_property
+    def system(self) -> str:
+        return system_prompt(self.language, self.style, self.detail)
+
+    def user(self, excerpts: Sequence[Excerpt] = (), chosen: int = 1) -> str:
+        return user_prompt(self.question, excerpts, self.language, self.detail, chosen)
+
+    def messages(self, excerpts: Sequence[Excerpt], chosen: int = 1) -> list[dict[str, str]]:
+        """A stateless two-message chat: fixed system rules, then excerpts + question +
+        reminder."""
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.user(excerpts, chosen)},
+        ]
+
+    def frame_tokens(self, count: TokenCounter, *, with_system: bool) -> int:
+        """The tokens of the prompt besides its excerpts: the user turn's frame and its chat
+        markup, and the system rules when the model reads them every time."""
+        tokens = count(self.user()) + CHAT_MARKUP_TOKENS
+        return tokens + count(self.system) if with_system else tokens
+
+
 def build_messages(
     question: str,
     excerpts: Sequence[Excerpt],
@@ -315,7 +351,4 @@ def build_messages(
 ) -> list[dict[str, str]]:
     """A stateless two-message chat: fixed system rules, then excerpts + question + reminder
     (``chosen``: see ``user_prompt``)."""
-    return [
-        {"role": "system", "content": system_prompt(language, style, detail)},
-        {"role": "user", "content": user_prompt(question, excerpts, language, detail, chosen)},
-    ]
+    return Prompt(question, language, style, detail).messages(excerpts, chosen)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundls.answer.stages.focus import TokenCounter
-from groundls.answer.stages.prompt import Language, system_prompt, user_prompt
+from groundls.answer.stages.prompt import Language, Prompt
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, AnswerConfig
 from groundls.results import MAX_ASK_K, AnswerError, Hit, SearchFilters, SearchResult
@@ -26,19 +26,15 @@ WORKSPACE_WORDS = 2 / 3
 MIN_CONTEXT_TOKENS = 180
 #: ... and a machine whose prompt-reading speed is not measured yet starts with this many.
 FIRST_CONTEXT_TOKENS = 400
-#: Chat markup around the user message (role tags), which its text does not count.
-CHAT_MARKUP_TOKENS = 10
 
 
 def context_budget(
     config: AnswerConfig,
     model: Any,
-    question: str,
-    language: Language,
+    prompt: Prompt,
     *,
     spent_s: float = 0.0,
     count: TokenCounter = estimate_llm_tokens,
-    detail: str = "brief",
 ) -> int:
     """Excerpt tokens for this question: what the model reads on this machine (its measured
     prompt-reading speed) in what is left of ``first_token_s`` once the search has taken
@@ -54,9 +50,7 @@ def context_budget(
     rate = getattr(model, "prefill_rate", None)
     if not rate:
         return min(cap, FIRST_CONTEXT_TOKENS)
-    rest = count(user_prompt(question, [], language, detail)) + CHAT_MARKUP_TOKENS
-    if getattr(model, "reads_whole_prompt", False):
-        rest += count(system_prompt(language, detail=detail))
+    rest = prompt.frame_tokens(count, with_system=getattr(model, "reads_whole_prompt", False))
     fit = int(rate * max(0.0, target - spent_s)) - rest
     return max(min(cap, MIN_CONTEXT_TOKENS), min(cap, fit))
 
@@ -100,6 +94,8 @@ class Retrieved:
     searched: str
     language: Language
     detail: str
+    #: the answer's prompt, built once
+    prompt: Prompt
     found: SearchResult
     #: the hits the answer may be written from (none: "not found")
     hits: list[Hit]

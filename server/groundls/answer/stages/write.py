@@ -8,6 +8,7 @@ excerpt's label is written once more, not beginning with ``[``.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from groundls.answer.model.thinking import without_thinking
 from groundls.answer.stages.prompt import Excerpt, header_sections
 from groundls.answer.text import citations as cit
 from groundls.answer.text import labels, output, repeats
+from groundls.answer.text.hygiene import says_hedge
 
 #: JSON schema of the structured output (style "json").
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -151,3 +153,30 @@ def _stream(
                 # writing the same lines a third time: nothing new will come
                 raw_parts[:] = [so_far[:third]]
                 break
+
+
+class Shown:
+    """What the reader is shown of an answer as it streams: the first piece's time, and the
+    hedge before the first words of an answer over an unsure search (so it never arrives
+    before them)."""
+
+    def __init__(
+        self,
+        timing: dict[str, float | None],
+        t0: float,
+        hedge: str,
+        on_token: Callable[[str], None] | None,
+    ) -> None:
+        self.timing, self.t0, self.hedge, self.on_token = timing, t0, hedge, on_token
+        self.seen: list[str] = []
+
+    def __call__(self, visible: str) -> None:
+        if not visible:
+            return
+        if self.timing["first_token_ms"] is None:
+            self.timing["first_token_ms"] = round((time.perf_counter() - self.t0) * 1000, 1)
+        if self.hedge and not self.seen and not says_hedge(visible):
+            visible = self.hedge + visible.lstrip()
+        self.seen.append(visible)
+        if self.on_token is not None:
+            self.on_token(visible)
