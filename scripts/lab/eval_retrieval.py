@@ -56,6 +56,14 @@ SETS = {
         "queries_installation_guide_en.jsonl",
     ),
     "ddskk-ja": ("fetch_ddskk_ja.sh", "ddskk_ja", "queries_ddskk_ja.jsonl"),
+    # across languages: English questions on Japanese manuals (development: maint-guide-ja's
+    # questions in English; held out: installguide-en's questions on the Japanese guide)
+    "ja-en": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_en.jsonl"),
+    "installguide-ja-en": (
+        "fetch_installation_guide_ja.sh",
+        "installation_guide_ja",
+        "queries_installation_guide_ja_en.jsonl",
+    ),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/lab/sets).
 OWN_SETS = {
@@ -69,6 +77,8 @@ OWN_SETS = {
     "installguide-ja",
     "installguide-en",
     "ddskk-ja",
+    "ja-en",
+    "installguide-ja-en",
 }
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {

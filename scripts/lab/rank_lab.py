@@ -59,6 +59,8 @@ SETS = {
     "ddskk-ja": ("ddskk_ja", "queries_ddskk_ja.jsonl"),
     "click-langs": ("click", "queries_click_langs.jsonl"),
     "requests-langs": ("requests_src", "queries_requests_langs.jsonl"),
+    "ja-en": ("maintguide_ja", "queries_maintguide_en.jsonl"),
+    "installguide-ja-en": ("installation_guide_ja", "queries_installation_guide_ja_en.jsonl"),
 }
 #: Sets whose questions live in this repository (scripts/lab/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -73,6 +75,8 @@ OWN_SETS = {
     "ddskk-ja",
     "click-langs",
     "requests-langs",
+    "ja-en",
+    "installguide-ja-en",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
