@@ -164,8 +164,11 @@ async def test_search_returns_relative_paths_with_zero_based_lsp_ranges(session:
 async def test_search_explains_each_hit_when_asked_and_only_then(session: Session) -> None:
     asked = {"query": "sales tax rate", "k": 3}
     plain = await command(session, "groundls.search", asked)
-    assert all("explain" not in hit for hit in plain["hits"])
+    assert all("explain" not in hit for hit in plain["hits"]) and "language" not in plain
     result = await command(session, "groundls.search", {**asked, "explain": True})
+    # the language stage's decision, per folder
+    assert [d["script"] for d in result["language"].values()] == ["latin"]
+    assert all(d["rewrite"] == "not needed" for d in result["language"].values())
     assert [h["chunkId"] for h in result["hits"]] == [h["chunkId"] for h in plain["hits"]]
     for hit in result["hits"]:
         why = hit["explain"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundls import wire
 from groundls.results import Hit, SearchFilters
 from groundls.search import language as language_module
 from groundls.search import searcher as searcher_module
@@ -249,5 +250,25 @@ def test_a_question_in_another_language_is_searched_by_meaning_and_its_translati
         assert result.searched_as == "how often are failed uploads retried"
         assert result.coverage is not None and result.coverage > 0.5
         assert result.hits[0].path == "docs/retry.md"
+    finally:
+        workspace.close()
+
+
+def test_explain_shows_the_language_stages_one_decision(tmp_path: Path, fake_embedders):
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders, search={"rewrite_questions": True})
+    try:
+        workspace.searcher.rewrite = {"uploads 再試行": "failed uploads"}.get
+        assert workspace.search("uploads 再試行").language is None  # only when asked
+        rewritten = workspace.search("uploads 再試行", explain=True).language
+        assert rewritten is not None and rewritten.script == "cjk"
+        assert rewritten.searched_as == "failed uploads"
+        assert rewritten.rewrite == "searched beside the question"
+        assert set(rewritten.leaning) == {"ja", "en"} and set(rewritten.spaces) == {"use"}
+        plain = workspace.search("ログ の 保存 期間 は ？", explain=True).language
+        assert plain is not None and plain.rewrite.startswith("not written")
+        english = workspace.search("how long are logs kept", explain=True).language
+        assert english is not None and english.rewrite == "not needed"
+        record = wire.search_json(workspace.search("uploads 再試行", explain=True))
+        assert record["language"]["searched_as"] == "failed uploads"
     finally:
         workspace.close()

@@ -68,10 +68,16 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
         if (folder.name, hit.chunk_id) in why:
             record["explain"] = wire.camel(wire.explanation_json(why[folder.name, hit.chunk_id]))
         records.append(record)
+    languages = {
+        folder.name: wire.language_json(result.language, folder)
+        for folder, result in groups
+        if result.language is not None
+    }
     return {
         "hits": records,
         "confidence": surest.confidence,
         "confidenceReason": surest.reason,
+        **({"language": languages} if languages else {}),
         **_indexing_note(folders),
     }
 

@@ -11,7 +11,7 @@ from typing import Any
 from typing_extensions import NotRequired, TypedDict
 
 from groundls import wire
-from groundls.results import Answer, Citation, Hit, SearchResult
+from groundls.results import Answer, Citation, Hit, QuestionLanguage, SearchResult
 from groundls.workspace import describe_base
 
 CONFIDENCE_MEANING = (
@@ -126,6 +126,8 @@ def search_text(result: SearchResult) -> str:
     if not result.explanations:
         return head + note + "\n" + hits_text(result.hits)
     lines = [head + note]
+    if result.language is not None:
+        lines.append(language_text(result.language))
     for n, (hit, why) in enumerate(zip(result.hits, result.explanations, strict=False), 1):
         lines.append(hits_text([hit], start=n))
         moved = " ".join(f"{name} x{value:g}" for name, value in why.signals)
@@ -134,6 +136,18 @@ def search_text(result: SearchResult) -> str:
         )
         lines += [f"   {p.name} #{p.rank} weight {p.weight:g} ({p.share:.0%})" for p in why.lists]
     return "\n".join(lines)
+
+
+def language_text(language: QuestionLanguage) -> str:
+    """What the search decided about the question's language, in one line."""
+    spaces = ", ".join(f"{space} {w:g}" for space, w in language.spaces.items())
+    searched = f" as {language.searched_as!r}" if language.searched_as else ""
+    unlikely = f"; {language.unlikely} passages count half" if language.unlikely else ""
+    nothing = "; it names nothing in this workspace" if language.names_nothing_here else ""
+    return (
+        f"question: {language.language} ({language.script}), own words in {spaces};"
+        f" English rewrite: {language.rewrite}{searched}{unlikely}{nothing}"
+    )
 
 
 def search_record(result: SearchResult) -> SearchRecord:
