@@ -93,6 +93,9 @@ class ServedEmbeddingsConfig:
     #: Text put before each query / each passage (e.g. "search_query: " for nomic-embed-text).
     query_prefix: str = ""
     passage_prefix: str = ""
+    #: The languages the served model reads ("en", "ja", ...; "*" = any). Unknown is read as
+    #: English: its list then votes only on English text.
+    languages: list[str] = field(default_factory=lambda: ["en"])
     #: Texts per request, and seconds to connect and to get an answer.
     batch: int = 32
     connect_timeout_s: float = 5.0

@@ -72,7 +72,9 @@ class Workspace:
         self.config = config
         self.index_path = index_path
         served = config.embeddings.served
-        self.policy = SpacePolicy(config.embedders, served=bool(served.base_url))
+        self.policy = SpacePolicy(
+            config.embedders, served=bool(served.base_url), served_reads=tuple(served.languages)
+        )
         models = dict(embedders or {})
         self.base: Path | None = None
         self.base_manifest: base_index.Manifest | None = None

@@ -5,13 +5,13 @@ matches, an English rewrite's lists and the symbol table's definitions, each a n
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from groundls.chunkers.textrules import has_hiragana, is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
-from groundls.index.embed.spaces import PARTS_SPACE, STAND_INS, SpacePolicy
+from groundls.index.embed.spaces import PARTS_SPACE, STAND_INS, SpacePolicy, chunk_language
 from groundls.index.storage.store import Store
 from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import SearchFilters, check_cancel
@@ -122,7 +122,9 @@ class CandidateLists:
             if isinstance(vector, EmbedderUnavailable):
                 found.missing[space] = str(vector)  # searched without it, and said so
                 continue
-            nearest = [r for r, _ in self.store.knn(space, vector, depth, filters)]
+            nearest = self.readable(
+                space, q.language, self.store.knn(space, vector, depth, filters)
+            )
             found.lists += self.by_language(f"vector:{space}", weight, nearest, split, candidates)
             if weight >= 1.0 and nearest and self.fill_fraction(space) >= 1.0:
                 found.tops[space] = nearest[0]
@@ -159,7 +161,10 @@ class CandidateLists:
             depth = candidates * DEEPER if unlikely else candidates
             matched = [r for r, _ in self.store.keyword(expression, depth, filters)]
             found.keyword_ids = matched[:candidates]
-            found.lists += self.by_language("keyword", weight, matched, unlikely, candidates)
+            if q.script == "latin":
+                found.lists += self._across_scripts(q, weight, matched)
+            else:
+                found.lists += self.by_language("keyword", weight, matched, unlikely, candidates)
         if q.phrases:
             # quoted text as written (an error message, a UI string): an exact phrase
             expression = match_expression([index_terms(p) for p in q.phrases])
@@ -254,6 +259,38 @@ class CandidateLists:
             for ranked in found.lists
         ]
         return lacking
+
+    def readable(self, space: str, language: str, found: Sequence[tuple[int, float]]) -> list[int]:
+        """A space's nearest chunks that its model reads along with a question in
+        ``language``: a list votes only on text its model can read."""
+        ids = [r for r, _ in found]
+        if "*" in self.policy.reads(space):
+            return ids
+        kinds = self.store.chunk_kinds(ids)
+        return [
+            r
+            for r in ids
+            if r in kinds and self.policy.reads_both(space, language, chunk_language(*kinds[r]))
+        ]
+
+    def _across_scripts(self, q: Query, weight: float, matched: list[int]) -> list[RankedList]:
+        """A Latin-script question's keyword list: in full on text of its own script; on
+        Japanese text it counts only by the share of the question that Japanese text writes in
+        Latin letters (``dpkg``, ``Pre-Depends``): the largest share of the question's terms
+        that one of its first ``RELIABILITY_DEPTH`` Japanese hits holds."""
+        kinds = self.store.chunk_kinds(matched)
+        other = [r for r in matched if r in kinds and chunk_language(*kinds[r]) == "ja"]
+        if not other:
+            return [RankedList("keyword", weight, matched)]
+        others = set(other)
+        own = [r for r in matched if r not in others]
+        terms = set(q.terms)
+        shares = []
+        for hit in self.store.hits_by_rowid(other[:RELIABILITY_DEPTH]).values():
+            held = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
+            shares.append(len(terms & held) / len(terms) if terms else 0.0)
+        share = max(shares, default=0.0)
+        return [RankedList("keyword", weight, own), RankedList("keyword:ja", weight * share, other)]
 
     def by_language(
         self, name: str, weight: float, ids: list[int], unlikely: str | None, candidates: int

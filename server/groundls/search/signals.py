@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from groundls.chunkers.textrules import is_cjk, split_identifier
+from groundls.index.embed.spaces import chunk_language
 from groundls.results import Hit
 from groundls.search.query import Query
 
@@ -268,9 +269,8 @@ def factors(
 
 
 def passage_language(hit: Hit) -> str:
-    """ "ja" for Japanese prose, "en" for the rest: code is read as English whatever language
-    its comments are in."""
-    return "ja" if hit.kind != "code" and is_cjk(hit.text) else "en"
+    """ "ja" for Japanese prose, "en" for the rest (see ``spaces.chunk_language``)."""
+    return chunk_language(hit.kind, hit.text)
 
 
 def qualified_as_asked(query: Query, hit: Hit, symbol: str) -> bool:

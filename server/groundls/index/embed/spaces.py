@@ -52,6 +52,23 @@ PROSE_ONLY = ("e5",)
 SERVED_SPACE = "served"
 
 
+#: The languages each space's model reads ("*": any). The packaged MiniLM and the static model
+#: distilled from it read English; USE and multilingual-e5 read Japanese and English alike. A
+#: served space reads what its configuration says (``embeddings.served.languages``).
+READS: dict[str, tuple[str, ...]] = {
+    "static": ("en",),
+    "minilm": ("en",),
+    "use": ("*",),
+    "e5": ("*",),
+}
+
+
+def chunk_language(kind: str, text: str) -> str:
+    """A chunk's language as the models read it: "ja" for Japanese prose, "en" for the rest
+    (code is read by its names, which are English whatever language its comments are in)."""
+    return "ja" if kind != "code" and is_cjk(text) else "en"
+
+
 @dataclass(frozen=True)
 class SpacePolicy:
     """Which embedding spaces a chunk is embedded in; ``served``: a model server's space too,
@@ -59,6 +76,20 @@ class SpacePolicy:
 
     name: str
     served: bool = False
+    #: the languages the served space's model reads
+    served_reads: tuple[str, ...] = ("en",)
+
+    def reads(self, space: str) -> tuple[str, ...]:
+        """The languages ``space``'s model reads ("*": any); unknown is read as English."""
+        if space == SERVED_SPACE:
+            return self.served_reads
+        return READS.get(space, ("en",))
+
+    def reads_both(self, space: str, question: str, chunk: str) -> bool:
+        """Whether ``space``'s model reads both a question in ``question`` and a chunk in
+        ``chunk`` (languages as "en", "ja", "de", ...)."""
+        reads = self.reads(space)
+        return "*" in reads or (question in reads and chunk in reads)
 
     @property
     def _table(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
