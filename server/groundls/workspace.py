@@ -235,7 +235,8 @@ class Workspace:
 
     def tiers(self) -> list[dict[str, Any]]:
         """Each embedding space: its model, the chunks holding its vectors, how many it should
-        hold (the deep tier's fill), and whether it is filled after the fast index."""
+        hold (the deep tier's fill), whether it is filled after the fast index, and the
+        languages its model reads ("*": any)."""
         self.indexer.ensure_spaces()
         models = self.store.spaces()
         out = []
@@ -254,6 +255,7 @@ class Workspace:
                     "filled": have,
                     "wanted": wanted,
                     "deep": deep,
+                    "reads": list(self.policy.reads(space)),
                 }
             )
         return out

@@ -294,8 +294,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"workspace: {out['workspace']}: {out['files']} files, {out['chunks']} chunks")
     for tier in out["tiers"]:
         kind = "deep" if tier["deep"] else "fast"
+        reads = "any language" if "*" in tier["reads"] else ", ".join(tier["reads"])
         print(
             f"  {kind} tier {tier['space']}: {tier['model']}, {tier['filled']} of {tier['wanted']}"
+            f"; reads {reads}"
         )
     for space, why in out["unavailable"].items():
         print(f"  {space}: waiting ({why})")

@@ -224,6 +224,7 @@ def status_text(status: dict[str, Any]) -> str:
         lines.append(
             f"tier {tier['space']}: {tier['model']} - {tier['filled']} of {tier['wanted']} chunks"
             + (" (deep tier: search uses what is filled)" if tier["deep"] else "")
+            + f"; reads {', '.join(tier.get('reads', ['en']))}"
         )
     answers = status["answers"]
     lines.append(
