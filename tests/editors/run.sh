@@ -36,6 +36,8 @@ fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/groundls-editors.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export GROUNDLS_INDEX_DIR="$WORK/index"   # never the user's cache
+# the static model install.sh distilled once for this machine (not again in the editors' home)
+export GROUNDLS_MODEL_DIR="${GROUNDLS_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/groundls}"
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WORK/home/.local/share"
 mkdir -p "$HOME"
 
