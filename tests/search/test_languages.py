@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from groundls import wire
 from groundls.index.embed.spaces import SpacePolicy
 from groundls.results import Hit, SearchFilters
@@ -298,35 +296,5 @@ def test_a_list_votes_only_on_chunks_its_model_reads(tmp_path: Path, fake_embedd
         found = [(japanese, 0.1), (english, 0.2)]
         assert lists.readable("static", "en", found) == [english]
         assert lists.readable("use", "en", found) == [japanese, english]
-    finally:
-        workspace.close()
-
-
-def test_an_english_questions_keyword_list_counts_on_japanese_text_by_its_latin_share(
-    tmp_path: Path, fake_embedders, monkeypatch
-):
-    ws_dir = tmp_path / "ws"
-    (ws_dir / "docs").mkdir(parents=True)
-    (ws_dir / "docs" / "junjo.ja.md").write_text(
-        "# 順序\n\ndpkg の 設定 順序 は 依存 で 決まる 。\n"
-    )
-    (ws_dir / "docs" / "install.md").write_text("# Install\n\ndpkg installs the package order\n")
-    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
-    workspace.index()
-    try:
-        fused: list[list] = []
-        real_rrf = searcher_module.rrf
-        monkeypatch.setattr(
-            searcher_module, "rrf", lambda lists, k=None: fused.append(lists) or real_rrf(lists, k)
-        )
-        workspace.search("dpkg package order")
-        lists = {x.name: x for x in fused[-1]}
-        # the English text is read in full; the Japanese text holds one of the three words
-        assert lists["keyword"].weight == 2.0 and len(lists["keyword"].ids) == 1
-        assert lists["keyword:ja"].weight == pytest.approx(2.0 / 3)
-        # a Japanese question's own keyword list is not split this way
-        fused.clear()
-        workspace.search("dpkg の 順序")
-        assert "keyword:ja" not in {x.name for x in fused[-1]}
     finally:
         workspace.close()

@@ -161,10 +161,7 @@ class CandidateLists:
             depth = candidates * DEEPER if unlikely else candidates
             matched = [r for r, _ in self.store.keyword(expression, depth, filters)]
             found.keyword_ids = matched[:candidates]
-            if q.script == "latin":
-                found.lists += self._across_scripts(q, weight, matched)
-            else:
-                found.lists += self.by_language("keyword", weight, matched, unlikely, candidates)
+            found.lists += self.by_language("keyword", weight, matched, unlikely, candidates)
         if q.phrases:
             # quoted text as written (an error message, a UI string): an exact phrase
             expression = match_expression([index_terms(p) for p in q.phrases])
@@ -272,25 +269,6 @@ class CandidateLists:
             for r in ids
             if r in kinds and self.policy.reads_both(space, language, chunk_language(*kinds[r]))
         ]
-
-    def _across_scripts(self, q: Query, weight: float, matched: list[int]) -> list[RankedList]:
-        """A Latin-script question's keyword list: in full on text of its own script; on
-        Japanese text it counts only by the share of the question that Japanese text writes in
-        Latin letters (``dpkg``, ``Pre-Depends``): the largest share of the question's terms
-        that one of its first ``RELIABILITY_DEPTH`` Japanese hits holds."""
-        kinds = self.store.chunk_kinds(matched)
-        other = [r for r in matched if r in kinds and chunk_language(*kinds[r]) == "ja"]
-        if not other:
-            return [RankedList("keyword", weight, matched)]
-        others = set(other)
-        own = [r for r in matched if r not in others]
-        terms = set(q.terms)
-        shares = []
-        for hit in self.store.hits_by_rowid(other[:RELIABILITY_DEPTH]).values():
-            held = set(index_terms(f"{hit.path} {hit.title} {hit.text}").split())
-            shares.append(len(terms & held) / len(terms) if terms else 0.0)
-        share = max(shares, default=0.0)
-        return [RankedList("keyword", weight, own), RankedList("keyword:ja", weight * share, other)]
 
     def by_language(
         self, name: str, weight: float, ids: list[int], unlikely: str | None, candidates: int
