@@ -209,13 +209,13 @@ def test_search_over_a_base_and_its_overlay_ranks_as_one_index_of_the_workspace(
     built.close()
     mine = tmp_path / "me"
     shutil.copytree(ci, mine)
-    edited = mine / "index" / "store.py"
+    edited = mine / "index" / "storage" / "store.py"
     edited.write_text(
         edited.read_text() + "\n\ndef quarantine_upload(path):\n"
         '    """Move an upload that failed its checks aside."""\n    return path\n'
     )
     (mine / "NOTES.md").write_text("# Cold storage\n\nOld uploads move to glacier tiers.\n")
-    (mine / "answer" / "passes.py").unlink()
+    (mine / "answer" / "text" / "passes.py").unlink()
     layered = Workspace.open(mine, base_config(base), tmp_path / "my-index")
     layered.refresh()
     whole = Workspace.open(mine, Config(), tmp_path / "whole-index")
