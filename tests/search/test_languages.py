@@ -285,6 +285,10 @@ def test_each_space_says_which_languages_its_model_reads():
     assert not SpacePolicy("default", served=True).reads_both("served", "en", "ja")
     told = SpacePolicy("default", served=True, served_reads=("en", "ja"))
     assert told.reads_both("served", "en", "ja")
+    # the packaged English models embed only code and English text: nothing to check there
+    assert not policy.holds_unread("static") and not policy.holds_unread("use")
+    assert SpacePolicy("default", served=True).holds_unread("served")
+    assert not told.holds_unread("served")
 
 
 def test_a_list_votes_only_on_chunks_its_model_reads(tmp_path: Path, fake_embedders):
@@ -294,7 +298,9 @@ def test_a_list_votes_only_on_chunks_its_model_reads(tmp_path: Path, fake_embedd
         japanese = store.chunk_rowid(store.chunk_at("docs/logs.ja.md", 3).chunk_id)
         english = store.chunk_rowid(store.chunk_at("docs/retry.md", 3).chunk_id)
         found = [(japanese, 0.1), (english, 0.2)]
-        assert lists.readable("static", "en", found) == [english]
         assert lists.readable("use", "en", found) == [japanese, english]
+        served = SpacePolicy("default", served=True)  # an English model that embeds everything
+        lists.policy = served
+        assert lists.readable("served", "en", found) == [english]
     finally:
         workspace.close()

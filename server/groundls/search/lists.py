@@ -261,7 +261,7 @@ class CandidateLists:
         """A space's nearest chunks that its model reads along with a question in
         ``language``: a list votes only on text its model can read."""
         ids = [r for r, _ in found]
-        if "*" in self.policy.reads(space):
+        if not self.policy.holds_unread(space):
             return ids
         kinds = self.store.chunk_kinds(ids)
         return [

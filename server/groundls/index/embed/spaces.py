@@ -85,6 +85,21 @@ class SpacePolicy:
             return self.served_reads
         return READS.get(space, ("en",))
 
+    def holds_unread(self, space: str) -> bool:
+        """Whether ``space`` embeds chunks in a language its model does not read (a served
+        English model embeds Japanese prose too; the packaged English models embed only code
+        and English text)."""
+        reads = self.reads(space)
+        if "*" in reads:
+            return False
+        code, latin, cjk = self._table
+        held = {"en", "ja"} if space == SERVED_SPACE else set()
+        if space in code or space in latin:
+            held.add("en")
+        if space in cjk:
+            held.add("ja")
+        return not held <= set(reads)
+
     def reads_both(self, space: str, question: str, chunk: str) -> bool:
         """Whether ``space``'s model reads both a question in ``question`` and a chunk in
         ``chunk`` (languages as "en", "ja", "de", ...)."""
