@@ -13,7 +13,7 @@ from groundls.answer.model import model_files, shared
 from groundls.answer.model.served import ServedLLM
 from groundls.answer.stages import choose, followup
 from groundls.answer.stages.check import check, citation_of
-from groundls.answer.stages.extract import Fallback, extractive, ms_since
+from groundls.answer.stages.extract import Fallback, extractive
 from groundls.answer.stages.focus import TokenCounter, question_terms
 from groundls.answer.stages.prompt import (
     Excerpt,
@@ -36,6 +36,7 @@ from groundls.answer.stages.settle import cannot_stand, in_place_of, not_found, 
 from groundls.answer.stages.write import Shown, write
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
+from groundls.answer.timing import ms_since
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.results import (

@@ -31,6 +31,15 @@ class GenerationStats:
     stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
 
 
+def stop_reason(cancel: threading.Event | None, deadline: float | None) -> str:
+    """Why a streamed reply stops now: "cancel", "time", or "" to go on."""
+    if cancel is not None and cancel.is_set():
+        return "cancel"
+    if deadline is not None and time.monotonic() > deadline:
+        return "time"
+    return ""
+
+
 def _common_prefix(a: list[int], b: list[int]) -> int:
     """How many leading tokens two token lists share."""
     n = 0

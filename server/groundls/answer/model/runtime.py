@@ -23,7 +23,7 @@ from groundls.answer.model.model_files import (
     ModelSpec,
     gguf_path,
 )
-from groundls.answer.model.prefix import GenerationStats, PromptPrefix, _common_prefix
+from groundls.answer.model.prefix import GenerationStats, PromptPrefix, _common_prefix, stop_reason
 from groundls.answer.model.rates import known_rates
 from groundls.chunkers.textrules import estimate_llm_tokens
 
@@ -376,9 +376,6 @@ def _pieces(
             yield text
         if choice.get("finish_reason") == "length":
             stats.stop_reason = "length"
-        if cancel is not None and cancel.is_set():
-            stats.stop_reason = "cancel"
-            break
-        if deadline is not None and time.monotonic() > deadline:
-            stats.stop_reason = "time"
+        if stopped := stop_reason(cancel, deadline):
+            stats.stop_reason = stopped
             break

@@ -24,7 +24,7 @@ from typing import Any
 from groundls import endpoints
 from groundls.answer.model.abort import held
 from groundls.answer.model.model_files import ModelError
-from groundls.answer.model.prefix import GenerationStats
+from groundls.answer.model.prefix import GenerationStats, stop_reason
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 
@@ -182,11 +182,8 @@ class ServedLLM:
         """The streamed reply's text pieces until it ends, is cancelled or runs out of time;
         the first piece's time goes into ``first`` and the measured reading speed."""
         for chunk in stream:
-            if cancel is not None and cancel.is_set():
-                stats.stop_reason = "cancel"
-                break
-            if deadline is not None and time.monotonic() > deadline:
-                stats.stop_reason = "time"
+            if stopped := stop_reason(cancel, deadline):
+                stats.stop_reason = stopped
                 break
             if not chunk.choices:
                 continue

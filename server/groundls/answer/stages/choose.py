@@ -19,6 +19,7 @@ from typing import Any
 from groundls.answer.stages import prompt
 from groundls.answer.stages.prompt import Excerpt
 from groundls.answer.stages.retrieve import Retrieved
+from groundls.answer.timing import ms_since
 
 #: The first words of a reply that names the excerpt which answers.
 LEAD = {"ja": "答えが書かれている抜粋は [", "en": "The excerpt that answers this is ["}
@@ -110,7 +111,7 @@ def choose_prompt(
     messages = got.prompt.messages(excerpts)
     chose = time.perf_counter()
     choice = choose(model, messages, got.language, len(excerpts), cancel=cancel, deadline=deadline)
-    got.timing["choose_ms"] = round((time.perf_counter() - chose) * 1000, 1)
+    got.timing["choose_ms"] = ms_since(chose)
     chosen = choice.excerpt if choice is not None else None
     if chosen is not None and chosen > 1:
         messages = got.prompt.messages(excerpts, chosen)

@@ -5,7 +5,6 @@ the question, an answer in another language than the reader's."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from groundls.answer.stages.check import PLACES, citation_of
 from groundls.answer.stages.prompt import Excerpt, excerpt_label
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
+from groundls.answer.timing import ms_since
 from groundls.results import Answer
 
 #: Lines of each excerpt quoted.
@@ -76,7 +76,3 @@ def extractive(
 def _chosen_first(excerpts: list[Excerpt], chosen: int | None) -> list[Excerpt]:
     """The excerpts with the one the model chose first."""
     return sorted(excerpts, key=lambda e: e.n != chosen) if chosen else excerpts
-
-
-def ms_since(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 1)

@@ -8,9 +8,10 @@ import threading
 from typing import Any
 
 from groundls.answer.stages.check import places_to_look
-from groundls.answer.stages.extract import Fallback, ms_since
+from groundls.answer.stages.extract import Fallback
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
+from groundls.answer.timing import ms_since
 from groundls.config import AnswerConfig
 from groundls.results import Answer, SearchResult
 

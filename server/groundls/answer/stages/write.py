@@ -8,7 +8,6 @@ excerpt's label is written once more, not beginning with ``[``.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from groundls.answer.stages.prompt import Excerpt, header_sections
 from groundls.answer.text import citations as cit
 from groundls.answer.text import labels, output, repeats
 from groundls.answer.text.hygiene import says_hedge
+from groundls.answer.timing import ms_since
 
 #: JSON schema of the structured output (style "json").
 ANSWER_SCHEMA: dict[str, Any] = {
@@ -174,7 +174,7 @@ class Shown:
         if not visible:
             return
         if self.timing["first_token_ms"] is None:
-            self.timing["first_token_ms"] = round((time.perf_counter() - self.t0) * 1000, 1)
+            self.timing["first_token_ms"] = ms_since(self.t0)
         if self.hedge and not self.seen and not says_hedge(visible):
             visible = self.hedge + visible.lstrip()
         self.seen.append(visible)
