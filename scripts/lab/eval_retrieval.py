@@ -64,6 +64,15 @@ SETS = {
         "installation_guide_ja",
         "queries_installation_guide_ja_en.jsonl",
     ),
+    "policy-ja-en": ("fetch_policy_ja.sh", "policy_ja", "queries_policy_ja_en.jsonl"),
+    "aptitude-ja-en": ("fetch_aptitude_ja.sh", "aptitude_ja", "queries_aptitude_ja_en.jsonl"),
+    "debmake-ja-en": (
+        "fetch_debmake_doc_ja.sh",
+        "debmake_doc_ja",
+        "queries_debmake_doc_ja_en.jsonl",
+    ),
+    "ja-zh": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_zh.jsonl"),
+    "ja-ko": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ko.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/lab/sets).
 OWN_SETS = {
@@ -79,6 +88,11 @@ OWN_SETS = {
     "ddskk-ja",
     "ja-en",
     "installguide-ja-en",
+    "policy-ja-en",
+    "aptitude-ja-en",
+    "debmake-ja-en",
+    "ja-zh",
+    "ja-ko",
 }
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {

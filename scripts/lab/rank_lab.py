@@ -61,6 +61,33 @@ SETS = {
     "requests-langs": ("requests_src", "queries_requests_langs.jsonl"),
     "ja-en": ("maintguide_ja", "queries_maintguide_en.jsonl"),
     "installguide-ja-en": ("installation_guide_ja", "queries_installation_guide_ja_en.jsonl"),
+    "policy-ja-en": ("policy_ja", "queries_policy_ja_en.jsonl"),
+    "aptitude-ja-en": ("aptitude_ja", "queries_aptitude_ja_en.jsonl"),
+    "debmake-ja-en": ("debmake_doc_ja", "queries_debmake_doc_ja_en.jsonl"),
+    "ja-zh": ("maintguide_ja", "queries_maintguide_zh.jsonl"),
+    "ja-ko": ("maintguide_ja", "queries_maintguide_ko.jsonl"),
+}
+#: Sets never tuned on (BENCHMARKS.md): a veto, never a guide.
+HELD_OUT = {
+    "debref-ja",
+    "devref-ja",
+    "requests-qa",
+    "debmake-ja",
+    "installguide-ja",
+    "installguide-en",
+    "ddskk-ja",
+    "requests-langs",
+    "installguide-ja-en",
+    "debmake-ja-en",
+}
+#: The language of each set's documents (code counts as English).
+DOC_LANGUAGE = {
+    "click": "en",
+    "click-ja": "en",
+    "requests-qa": "en",
+    "installguide-en": "en",
+    "click-langs": "en",
+    "requests-langs": "en",
 }
 #: Sets whose questions live in this repository (scripts/lab/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -77,6 +104,11 @@ OWN_SETS = {
     "requests-langs",
     "ja-en",
     "installguide-ja-en",
+    "policy-ja-en",
+    "aptitude-ja-en",
+    "debmake-ja-en",
+    "ja-zh",
+    "ja-ko",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
@@ -176,6 +208,18 @@ def _queries(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
+#: every scored query's nDCG@10 by (question language, document language, held out), for
+#: ``--pairs``
+PAIRS: dict[tuple[str, str, bool], list[float]] = {}
+
+
+def _language(q: dict[str, Any]) -> str:
+    """A question's language: its set says so, else its script."""
+    if q.get("lang"):
+        return str(q["lang"])
+    return "ja" if any("\u3040" <= ch <= "\u9fff" for ch in str(q["query"])) else "en"
+
+
 #: Scores one query from its hits: nDCG@10 and what to print beside it when it is below 1.
 Score = Callable[[dict[str, Any], list[dict[str, object]]], tuple[float, str]]
 
@@ -202,6 +246,10 @@ def _mean_ndcg(
             if value != value:  # NaN: a question without an answer, searched but not scored
                 continue
             scores.append(value)
+            set_name = label.partition("/")[0]
+            if set_name in SETS:
+                pair = (_language(q), DOC_LANGUAGE.get(set_name, "ja"), set_name in HELD_OUT)
+                PAIRS.setdefault(pair, []).append(value)
             if per_query and value < 1:
                 print(f"  {q['id']:<26}{value:6.3f} {detail}  {q['query']}")
         return mean(scores) if scores else None
@@ -269,6 +317,32 @@ def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dic
     return out
 
 
+def pairs(sets: list[str], work: Path, eval_dir: Path) -> None:
+    """Prints one row per (question language -> document language, development or held out):
+    the full ranking's nDCG@10 beside each model's list alone (same signals after it)."""
+    global KEEP
+    Searcher._rank = _rank_kept  # type: ignore[method-assign]
+    table: dict[tuple[str, str, bool], dict[str, float]] = {}
+    for keep in ("", *MODELS):
+        KEEP = frozenset([keep] if keep else [])
+        PAIRS.clear()
+        public(work, eval_dir, sets, False)
+        for pair, scores in PAIRS.items():
+            table.setdefault(pair, {})[keep or "full"] = mean(scores)
+    counts = {pair: len(scores) for pair, scores in PAIRS.items()}
+    print("| pair | set | n | full | best list | " + " | ".join(MODELS) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(MODELS))
+    for (asked, docs, held), row in sorted(table.items(), key=lambda kv: (kv[0][2], kv[0][:2])):
+        best = max(MODELS, key=lambda m: row.get(m, 0.0))
+        cells = " | ".join(f"{row.get(m, 0.0):.3f}" for m in MODELS)
+        kind = "held-out" if held else "development"
+        n = counts[(asked, docs, held)]
+        print(
+            f"| {asked} → {docs} | {kind} | {n} | {row['full']:.3f} | {best} {row[best]:.3f} | "
+            f"{cells} |"
+        )
+
+
 def main() -> int:
     here = Path(__file__).resolve().parents[2]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -282,6 +356,12 @@ def main() -> int:
     ap.add_argument("--lists", default="", help="keep only these lists, e.g. e5+use")
     ap.add_argument("--weights", default="", help="multiply models' lists, e.g. e5=2,keyword=0.5")
     ap.add_argument("--search-weights", action="store_true")
+    ap.add_argument(
+        "--pairs",
+        action="store_true",
+        help="score every (question language, document language) pair: the full ranking "
+        "beside each model's list alone",
+    )
     ap.add_argument("--dump", type=Path, help="write every query's top 10 here (same_top10.py)")
     args = ap.parse_args()
     global KEEP
@@ -301,6 +381,9 @@ def main() -> int:
         print("  ".join(f"{n} {v:.3f}" for n, v in per_repo.items()))
         if per_repo:
             row["SEMBLE-PUB"] = mean(per_repo.values())
+    if args.eval_work and args.pairs:
+        pairs([s for s in args.sets.split(",") if s], Path(args.eval_work), eval_dir)
+        return 0
     if args.eval_work:
         sets = [s for s in args.sets.split(",") if s]
         if args.search_weights:

@@ -128,6 +128,9 @@ class QuestionLanguage:
     rewrite_leaning: dict[str, float]
     #: it names things in Latin letters and the workspace mentions none of them
     names_nothing_here: bool
+    #: what happened to its Japanese translation, and the translation ("" = none)
+    translation: str = "not needed"
+    translated: str = ""
 
 
 @dataclass(frozen=True)

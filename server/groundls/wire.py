@@ -144,6 +144,8 @@ def language_json(language: QuestionLanguage, folder: Locator | None = None) -> 
             k: round(v, 4) for k, v in language.rewrite_leaning.items()
         },
         ("namesNothingHere" if camel else "names_nothing_here"): language.names_nothing_here,
+        "translation": language.translation,
+        "translated": language.translated,
     }
 
 

@@ -95,6 +95,7 @@ class Workspace:
             self.models,
             config.search,
             rewrite=self._english_query,
+            to_japanese=lambda question, cancel=None: self.answers.japanese_query(question, cancel),
             fill_fraction=self.indexer.fill_fraction,
             unavailable=lambda: dict(self.indexer.unavailable),
             reached=self.indexer.want_first,

@@ -6,6 +6,7 @@ from groundls.answer.stages.rewrite import (
     INSTRUCTION,
     PROSE_INSTRUCTION,
     QueryRewriter,
+    clean_japanese,
     clean_reply,
 )
 
@@ -92,3 +93,13 @@ def test_a_workspace_of_prose_asks_for_the_questions_meaning_and_keeps_it_apart(
     # the same question in a workspace of code is asked again, for its names
     rewriter.english(model, "同時に入れられないパッケージは？")
     assert model.system == INSTRUCTION and model.calls == 2
+
+
+def test_a_japanese_translation_is_kept_only_when_it_reads_as_japanese():
+    assert (
+        clean_japanese("「ログはどこに保存されますか？」\n説明: ...")
+        == "ログはどこに保存されますか？"
+    )
+    assert clean_japanese("日志保存在哪里？") is None  # Chinese: no kana
+    assert clean_japanese("Where are logs kept?") is None
+    assert clean_japanese("  ") is None

@@ -304,3 +304,47 @@ def test_a_list_votes_only_on_chunks_its_model_reads(tmp_path: Path, fake_embedd
         assert lists.readable("served", "en", found) == [english]
     finally:
         workspace.close()
+
+
+def test_a_question_not_in_japanese_is_also_searched_as_its_japanese_translation(
+    tmp_path: Path, fake_embedders
+):
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders, search={"rewrite_questions": True})
+    try:
+        asked = "how long are logs kept"
+        workspace.searcher.language.to_japanese = {asked: "ログ の 保存 期間 は ？"}.get
+        result = workspace.search(asked, explain=True)
+        assert result.language is not None
+        assert result.language.translation == "searched beside the question"
+        assert result.language.translated == "ログ の 保存 期間 は ？"
+        assert result.hits[0].path == "docs/logs.ja.md"
+        found_by = {place.name for place in result.explanations[0].lists}
+        assert "vector:use:japanese" in found_by and "keyword:japanese" in found_by
+        record = wire.search_json(result)
+        assert record["language"]["translated"] == "ログ の 保存 期間 は ？"
+        # a Japanese question is not translated into Japanese
+        japanese = workspace.search("ログ の 保存 期間 は ？", explain=True).language
+        assert japanese is not None and japanese.translation == "not needed"
+    finally:
+        workspace.close()
+
+
+def test_a_workspace_without_japanese_prose_asks_for_no_translation(tmp_path: Path, fake_embedders):
+    ws_dir = tmp_path / "ws"
+    (ws_dir / "docs").mkdir(parents=True)
+    (ws_dir / "docs" / "retry.md").write_text("# Retries\n\nfailed uploads are retried\n")
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders, search={"rewrite_questions": True})
+    workspace.index()
+    asked: list[str] = []
+
+    def to_japanese(text: str, cancel=None) -> str:
+        asked.append(text)
+        return "アップロード の 再試行"
+
+    try:
+        workspace.searcher.language.to_japanese = to_japanese
+        result = workspace.search("how often are uploads retried", explain=True)
+        assert asked == [] and result.language is not None
+        assert result.language.translation == "not needed"
+    finally:
+        workspace.close()

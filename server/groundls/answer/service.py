@@ -132,6 +132,11 @@ class AnswerService:
             self._model(), question, cancel, prose=prose, translate=translate
         )
 
+    def japanese_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
+        """The question translated into Japanese by the answer model (None: no model, busy,
+        cancelled or no usable reply); see :mod:`groundls.answer.stages.rewrite`."""
+        return self._rewriter.japanese(self._model(), question, cancel)
+
     @property
     def model_name(self) -> str:
         model = self._model()

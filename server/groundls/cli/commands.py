@@ -197,6 +197,8 @@ def _print_language(language: QuestionLanguage) -> None:
     print(f"question: {language.language} ({language.script}); own words searched in: {spaces}")
     searched = f" as {language.searched_as!r}" if language.searched_as else ""
     print(f"  English rewrite: {language.rewrite}{searched}")
+    translated = f" as {language.translated!r}" if language.translated else ""
+    print(f"  Japanese translation: {language.translation}{translated}")
     if language.leaning:
         lean = ", ".join(f"{k} {v:.3f}" for k, v in language.leaning.items())
         print(f"  nearest passage by language: {lean}")

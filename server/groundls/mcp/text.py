@@ -144,9 +144,11 @@ def language_text(language: QuestionLanguage) -> str:
     searched = f" as {language.searched_as!r}" if language.searched_as else ""
     unlikely = f"; {language.unlikely} passages count half" if language.unlikely else ""
     nothing = "; it names nothing in this workspace" if language.names_nothing_here else ""
+    translated = f" as {language.translated!r}" if language.translated else ""
     return (
         f"question: {language.language} ({language.script}), own words in {spaces};"
-        f" English rewrite: {language.rewrite}{searched}{unlikely}{nothing}"
+        f" English rewrite: {language.rewrite}{searched};"
+        f" Japanese translation: {language.translation}{translated}{unlikely}{nothing}"
     )
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from groundls.chunkers.textrules import head_within, is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
-from groundls.index.embed.spaces import SpacePolicy
+from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.storage.store import Store
 from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import QuestionLanguage, SearchFilters, check_cancel
@@ -92,6 +92,11 @@ class LanguageDecision:
     coverage_needs_english_hits: bool = False
     #: it names things in Latin letters and the workspace mentions none of them
     names_nothing_here: bool = False
+    #: a question not in Japanese, translated into Japanese and searched beside it (None: not
+    #: written, or dropped by the judge)
+    japanese: Query | None = None
+    #: what happened to the translation, in a few words
+    translation: str = "not needed"
 
     @property
     def query(self) -> Query:
@@ -129,6 +134,8 @@ class LanguageDecision:
             leaning=dict(self.leaning or {}),
             rewrite_leaning=dict(self.rewrite_leaning or {}),
             names_nothing_here=self.names_nothing_here,
+            translation=self.translation,
+            translated=self.japanese.text if self.japanese is not None else "",
         )
 
 
@@ -142,12 +149,14 @@ class LanguageStage:
         models: Embedders,
         config: SearchConfig,
         rewrite: Rewrite | None = None,
+        to_japanese: Rewrite | None = None,
     ) -> None:
         self.store = store
         self.policy = policy
         self.models = models
         self.config = config
         self.rewrite = rewrite
+        self.to_japanese = to_japanese
 
     @property
     def english_spaces(self) -> list[str]:
@@ -171,12 +180,16 @@ class LanguageStage:
         )
         plainly = plainly_japanese(own)
         english = self._english(asked, cancel) if rewrites and not plainly else None
+        japanese = self._japanese(asked, filled, cancel)
         pairs = [(space, asked.text) for space in spaces]
         if english is not None:
             wanted = (MULTILINGUAL_SPACE, *self.english_spaces)
             pairs += [(space, english.text) for space in wanted if space in filled]
+        if japanese is not None:
+            pairs += [(space, japanese.text) for space in MULTILINGUAL_SPACES if space in filled]
         check_cancel(cancel)
         vectors = embed_queries(self.models, pairs)
+        japanese, translation = self._judge_translation(asked, japanese, filters, filled, vectors)
         theirs = (
             self._leaning(english.text, filters, filled, vectors)
             if english is not None and own is not None
@@ -190,6 +203,7 @@ class LanguageStage:
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
             names_nothing_here=asked.script == "cjk" and self._names_nothing_here(asked.text),
+            japanese=japanese, translation=translation,
         )  # fmt: skip
         return decision, vectors
 
@@ -218,6 +232,47 @@ class LanguageStage:
             and self.rewrite is not None
             and self.holds_english_text(filled)
         )
+
+    def _japanese(
+        self, q: Query, filled: set[str], cancel: threading.Event | None = None
+    ) -> Query | None:
+        """A question not in Japanese, translated into Japanese, when the workspace holds
+        Japanese prose in a multilingual space (None: not needed, or the model could not)."""
+        if (
+            q.language == "ja"
+            or not self.config.rewrite_questions
+            or self.to_japanese is None
+            or not any(space in filled for space in MULTILINGUAL_SPACES)
+            or not self._holds_japanese_prose()
+        ):
+            return None
+        text = self.to_japanese(head_within(q.text, REWRITE_TOKENS), cancel)
+        check_cancel(cancel)
+        return analyse(text) if text else None
+
+    def _judge_translation(
+        self,
+        asked: Query,
+        japanese: Query | None,
+        filters: SearchFilters,
+        filled: set[str],
+        vectors: QueryVectors,
+    ) -> tuple[Query | None, str]:
+        """The translation kept unless the judge finds Japanese passages the unlikely answer
+        (the question and its translation both nearer English ones), and what happened to it."""
+        if japanese is None:
+            wanted = asked.language != "ja" and self.to_japanese is not None
+            return None, "not written" if wanted and self._holds_japanese_prose() else "not needed"
+        own = self._leaning(asked.text, filters, filled, vectors)
+        theirs = self._leaning(japanese.text, filters, filled, vectors)
+        if judge(own, theirs) == "ja":
+            return None, "dropped: the answer reads English"
+        return japanese, "searched beside the question"
+
+    def _holds_japanese_prose(self) -> bool:
+        """Whether the index holds Japanese prose: it alone gets sentence vectors (see
+        ``spaces.PARTS_SPACE``), so one row of that table tells."""
+        return self.store.has_chunks_in(f"{PARTS_SPACE}_parts")
 
     def _english(self, q: Query, cancel: threading.Event | None = None) -> Query | None:
         """A question as English words (None: the model could not write them)."""

@@ -17,7 +17,12 @@ from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import SearchFilters, check_cancel
 from groundls.search import signals
 from groundls.search.fusion import CANDIDATES, DEEPER, RankedList
-from groundls.search.language import LANGUAGES, MULTILINGUAL_SPACES, LanguageDecision
+from groundls.search.language import (
+    LANGUAGES,
+    MULTILINGUAL_SPACES,
+    SPACE_WEIGHTS,
+    LanguageDecision,
+)
 from groundls.search.query import Query
 from groundls.search.vectors import QueryVectors, vector_of
 
@@ -89,6 +94,9 @@ class CandidateLists:
         if english is not None:
             check_cancel(cancel)
             self.english_lists(english, filters, candidates, filled, words, vectors)
+        if decision.japanese is not None:
+            check_cancel(cancel)
+            self.japanese_lists(decision.japanese, filters, candidates, filled, words, vectors)
         found = Evidence()
         self.vector_lists(decision, filters, candidates, found, vectors, cancel)
         found.lists += words.lists
@@ -206,6 +214,41 @@ class CandidateLists:
             matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
             found.lists.append(RankedList("keyword:english", cfg.keyword_weight, matched))
             found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
+
+    def japanese_lists(
+        self,
+        japanese: Query,
+        filters: SearchFilters,
+        candidates: int,
+        filled: set[str],
+        found: Evidence,
+        vectors: QueryVectors,
+    ) -> None:
+        """A question's Japanese translation, searched as a Japanese question would be: in the
+        multilingual spaces (by passage and by sentence) and by its Japanese words, weighed by
+        the share of them its best hits hold."""
+        cfg = self.config
+        for space in MULTILINGUAL_SPACES:
+            if space not in filled:
+                continue
+            vector = vector_of(self.models, vectors, space, japanese.text)
+            if isinstance(vector, EmbedderUnavailable):
+                found.missing[space] = str(vector)
+                continue
+            weight = cfg.vector_weight * SPACE_WEIGHTS["cjk"].get(space, 1.0)
+            nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
+            found.lists.append(RankedList(f"vector:{space}:japanese", weight, nearest))
+            if space == PARTS_SPACE:
+                by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
+                ids = [r for r, _ in by_sentence]
+                found.lists.append(RankedList(f"vector:{space}:sentences:japanese", weight, ids))
+        if japanese.terms:
+            expression = match_expression([*japanese.terms, *japanese.compounds])
+            matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+            share = self._keyword_share(
+                japanese, RankedList("keyword", cfg.keyword_weight, matched)
+            )
+            found.lists.append(replace(share, name="keyword:japanese"))
 
     def definitions(
         self,

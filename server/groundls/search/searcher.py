@@ -69,6 +69,7 @@ class Searcher:
         models: Embedders,
         config: SearchConfig,
         rewrite: Rewrite | None = None,
+        to_japanese: Rewrite | None = None,
         fill_fraction: Callable[[str], float] | None = None,
         unavailable: Callable[[], dict[str, str]] | None = None,
         reached: Callable[[str, list[int]], None] | None = None,
@@ -83,7 +84,7 @@ class Searcher:
         self.reached = reached
         #: deep spaces that cannot be used now, and why (a model server that is down)
         self.unavailable = unavailable or dict
-        self.language = LanguageStage(store, policy, models, config, rewrite)
+        self.language = LanguageStage(store, policy, models, config, rewrite, to_japanese)
         self.lists = CandidateLists(
             store,
             policy,

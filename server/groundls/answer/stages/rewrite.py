@@ -17,12 +17,12 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from groundls.answer.model.thinking import without_thinking
-from groundls.chunkers.textrules import is_cjk, question_language
+from groundls.chunkers.textrules import has_hiragana, is_cjk, question_language
 
 #: For a workspace that holds code: what a search finds there is its names.
 INSTRUCTION = (
@@ -45,7 +45,17 @@ TRANSLATE_INSTRUCTION = (
     "Translate the user's question about a software project into English. Keep names of "
     "functions, options and commands as they are. Reply with the English question only."
 )
+#: For a question not in Japanese, in a workspace of Japanese prose: its translation, searched as
+#: a Japanese question would be (the multilingual models read a question best in the passages'
+#: own language, and the keyword index matches Japanese words only in Japanese).
+JAPANESE_INSTRUCTION = (
+    "Translate the user's question about a software project into natural Japanese. Keep names "
+    "of functions, options, files and commands as they are. Reply with the Japanese question "
+    "only."
+)
 MAX_TOKENS = 40
+#: A Japanese translation takes more tokens than English words.
+JAPANESE_MAX_TOKENS = 80
 CACHE_SIZE = 512
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]{2,}")
 _NON_LATIN = re.compile(r"[^\x00-\x7f\u00c0-\u024f\u2018-\u201d]")
@@ -64,6 +74,18 @@ def clean_reply(reply: str, *, english: bool = False) -> str | None:
     if len(_LATIN_WORD.findall(text)) < 1:
         return None
     if english and question_language(text) != "en":
+        return None
+    return text
+
+
+def clean_japanese(reply: str) -> str | None:
+    """The reply as a Japanese question, or None when its first line is not a short line of
+    Japanese (a small model sometimes answers instead, or writes Chinese without kana)."""
+    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = lines[0].strip().strip("`\"'「」").strip()
+    if not text or len(text) > 200 or not has_hiragana(text):
         return None
     return text
 
@@ -122,12 +144,40 @@ class QueryRewriter:
 
         A model busy answering another question is not waited for: the search goes on.
         ``cancel`` stops the generation; a cut reply is not kept."""
-        if model is None:
-            return None
         if translate:
             instruction = TRANSLATE_INSTRUCTION
         else:
             instruction = PROSE_INSTRUCTION if prose else INSTRUCTION
+        return self._reply(
+            model,
+            question,
+            instruction,
+            lambda reply: clean_reply(reply, english=translate),
+            MAX_TOKENS,
+            cancel,
+        )
+
+    def japanese(
+        self, model: Any, question: str, cancel: threading.Event | None = None
+    ) -> str | None:
+        """The question translated into Japanese (see ``JAPANESE_INSTRUCTION``), or None, as
+        :meth:`english`."""
+        return self._reply(
+            model, question, JAPANESE_INSTRUCTION, clean_japanese, JAPANESE_MAX_TOKENS, cancel
+        )
+
+    def _reply(
+        self,
+        model: Any,
+        question: str,
+        instruction: str,
+        clean: Callable[[str], str | None],
+        max_tokens: int,
+        cancel: threading.Event | None,
+    ) -> str | None:
+        """The model's cleaned one-line reply to ``instruction`` and ``question``, cached."""
+        if model is None:
+            return None
         key = _key(model, question, instruction)
         with self._lock:
             if key in self._cache:
@@ -142,14 +192,14 @@ class QueryRewriter:
         try:
             reply = first_line(
                 without_thinking(
-                    model.stream(messages, max_tokens=MAX_TOKENS, temperature=0.0, cancel=cancel)
+                    model.stream(messages, max_tokens=max_tokens, temperature=0.0, cancel=cancel)
                 )
             )
         except Exception:  # a broken model must not break search
             return None
         if cancel is not None and cancel.is_set():
             return None
-        query = clean_reply(reply, english=translate)
+        query = clean(reply)
         with self._lock:
             self._cache[key] = query
             while len(self._cache) > CACHE_SIZE:
