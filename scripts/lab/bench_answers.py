@@ -78,8 +78,22 @@ SETS = {
     # another (twenty-ninth): the Debian Policy in Japanese, three chapters translated and the
     # rest English; fetch with scripts/lab/sets/fetch_policy_ja.sh
     "policy-ja": (str(OWN / "queries_policy_ja.jsonl"), "policy_ja"),
+    # across languages (39th): the same manuals asked in English, Chinese and Korean, and
+    # unanswerable questions about click in English and Japanese (development); held out: the
+    # Installation Guide and debmake-doc asked in English
+    "ja-en": (str(OWN / "queries_maintguide_en.jsonl"), "maintguide_ja"),
+    "ja-zh": (str(OWN / "queries_maintguide_zh.jsonl"), "maintguide_ja"),
+    "ja-ko": (str(OWN / "queries_maintguide_ko.jsonl"), "maintguide_ja"),
+    "policy-ja-en": (str(OWN / "queries_policy_ja_en.jsonl"), "policy_ja"),
+    "aptitude-ja-en": (str(OWN / "queries_aptitude_ja_en.jsonl"), "aptitude_ja"),
+    "click-qa": (str(OWN / "queries_click_qa.jsonl"), "click"),
+    "installguide-ja-en": (
+        str(OWN / "queries_installation_guide_ja_en.jsonl"),
+        "installation_guide_ja",
+    ),
+    "debmake-ja-en": (str(OWN / "queries_debmake_doc_ja_en.jsonl"), "debmake_doc_ja"),
 }
-HELD_OUT = ("devref-ja", "requests-qa")
+HELD_OUT = ("devref-ja", "requests-qa", "installguide-ja-en", "debmake-ja-en")
 PASTED = 0.6
 _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 
@@ -267,6 +281,8 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
     if args.ids:
         wanted = set(args.ids.split(","))
         queries = [q for q in queries if q["id"] in wanted]
+    if args.unanswerable_only:
+        queries = [q for q in queries if not q["expected"]]
     if args.limit:
         # keep the mix: answerable first N, plus every unanswerable one
         answerable = [q for q in queries if q["expected"]][: args.limit]
@@ -481,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--style", default=None, choices=["text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
+    ap.add_argument("--unanswerable-only", action="store_true", help="only the questions without")
     ap.add_argument("--context-tokens", type=int, default=0, help="answer.contextTokens")
     ap.add_argument("--first-token-s", type=float, default=None, help="answer.firstTokenS")
     ap.add_argument("--extractive", action="store_true")

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from groundls.bench_load import run_load
 from groundls.bench_scale import Structured, _embed_within, bench_synthetic, real_vectors
 from groundls.bench_search import (
     QUERIES,
@@ -253,3 +254,6 @@ def run(workspace_path: Path, config: Config, synthetic: int) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+__all__ = ["run", "run_load"]

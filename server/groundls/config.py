@@ -47,6 +47,9 @@ class AnswerConfig:
     time_limit_s: float = 30.0
     #: Seconds without a question before the model is unloaded from memory.
     idle_unload_s: float = 600.0
+    #: Each answer's model threads follow what the CPU is doing: fewer to write beside other
+    #: busy processes, more to read the prompt (see docs/ANSWERS.md); off: every physical core.
+    adapt_threads: bool = True
     #: Model tokens of excerpts shown to the model, at most: past this, a small model cites more
     #: wrong excerpts.
     context_tokens: int = 700

@@ -77,3 +77,32 @@ def test_status_reports_tiers_and_the_answer_engine(tmp_path: Path) -> None:
     assert spaces["e5"]["filled"] == 0 < spaces["e5"]["wanted"]  # filled later, not by index
     assert status["answers"]["engine"] == "local" and "loaded" in status["answers"]
     assert status["sends_to"] == []
+
+
+def test_bench_answers_the_same_questions_beside_each_number_of_busy_processes(
+    tmp_path: Path,
+) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    root = tmp_path / "ws"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "search_ws", root)
+    questions = tmp_path / "questions.txt"
+    questions.write_text("How are retries configured?\nWhere are logs kept?\n", encoding="utf-8")
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"answer": {"usePackagedModel": False}}), encoding="utf-8")
+    cli = [sys.executable, "-m", "groundls.cli"]
+    out = subprocess.run(
+        [*cli, "bench", "--answers", str(questions), "--load", "1", "-w", str(root)]
+        + ["--index-dir", str(tmp_path / "index"), "--config", str(config)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    rows = [
+        line for line in out.stdout.splitlines() if line.startswith("| ") and "|---" not in line
+    ]
+    assert rows[0].startswith("| busy processes")
+    assert [row.split("|")[1].strip() for row in rows[1:]] == ["0", "1"]
+    assert all(" of 2 |" in row for row in rows[1:])  # both questions asked in each round

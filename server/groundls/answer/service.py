@@ -39,6 +39,7 @@ from groundls.answer.text.wording import say
 from groundls.answer.timing import ms_since
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import FULL_TOKENS_FACTOR, AnswerConfig
+from groundls.cpu import METER
 from groundls.results import (
     Answer,
     AnswerError,
@@ -114,7 +115,10 @@ class AnswerService:
                 if spec is not None:
                     n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
                     self._llm = shared.acquire_shared(
-                        spec, n_ctx=n_ctx, idle_unload_s=self.config.idle_unload_s
+                        spec,
+                        n_ctx=n_ctx,
+                        idle_unload_s=self.config.idle_unload_s,
+                        adapt_threads=self.config.adapt_threads,
                     )
                     self._shared = True
                 self._resolved = True
@@ -199,6 +203,7 @@ class AnswerService:
         nowhere in the workspace it is not about this workspace, and it is "not found" at once
         (seed 000 rule 1). Otherwise the model reads the excerpts and says "not found" when
         they do not answer; without a model, nothing is made of them."""
+        METER.mark()  # what the CPU does while the question is searched sets its threads
         language = detect_language(asked.question)
         earlier = self._earlier_turn(asked.thread)
         loading = self._load_early()

@@ -99,6 +99,14 @@ def register(sub: Any) -> None:
     add_common(p)
     p.add_argument("--synthetic", type=int, default=100_000, help="chunks in the synthetic index")
     p.add_argument("--quick", action="store_true", help="smaller synthetic index")
+    p.add_argument(
+        "--answers",
+        metavar="FILE",
+        help="instead: answer these questions (one per line, or JSON lines with a query)",
+    )
+    p.add_argument(
+        "--load", type=int, default=0, help="with --answers: again beside 1..N busy processes"
+    )
     p.set_defaults(func=cmd_bench)
 
 
@@ -345,6 +353,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.answers:
+        workspace = open_workspace(args)
+        try:
+            return bench.run_load(workspace, Path(args.answers), max(0, args.load))
+        finally:
+            workspace.close()
     synthetic = 10_000 if args.quick else args.synthetic
     return bench.run(Path(args.workspace), load_config(args), synthetic)
 

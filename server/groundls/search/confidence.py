@@ -49,9 +49,10 @@ def confidence(
     return "low", "nearest match only"
 
 
-def words_it_can_hold(hit: Hit, q: Query, asked: Query) -> set[str]:
-    """The query words a hit could hold: a Japanese passage holds the question's own Japanese
-    words, not its English rewrite's; and of a Japanese question's character bigrams only those
-    of kanji and katakana count (one with a kana in it mostly straddles a particle: の大, 則で)."""
-    terms = asked.terms if is_cjk(hit.text) else q.terms
+def words_it_can_hold(hit: Hit, q: Query, asked: Query, japanese: Query | None = None) -> set[str]:
+    """The query words a hit could hold: a Japanese passage holds the question's Japanese words
+    (its own, or its translation's), not its English rewrite's; and of Japanese character
+    bigrams only those of kanji and katakana count (one with a kana in it mostly straddles a
+    particle: の大, 則で)."""
+    terms = (japanese or asked).terms if is_cjk(hit.text) else q.terms
     return {t for t in terms if not has_hiragana(t)}

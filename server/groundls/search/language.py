@@ -31,6 +31,7 @@ from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import QuestionLanguage, SearchFilters, check_cancel
 from groundls.search import signals
 from groundls.search.fusion import CANDIDATES, DEEPER, RRF_K, RRF_K_CJK
+from groundls.search.judge import LANGUAGES, judge, plainly_japanese
 from groundls.search.query import Query, analyse, latin_names
 from groundls.search.vectors import QueryVectors, embed_queries, vector_of
 
@@ -49,16 +50,9 @@ MULTILINGUAL_SPACE = "use"
 #: Spaces that read Japanese and English alike: their lists split by passage language when one
 #: language is the unlikely answer.
 MULTILINGUAL_SPACES = ("use", "e5")
-#: The passage languages the judge weighs, as ``signals.passage_language`` names them.
-LANGUAGES = ("ja", "en")
 #: Passages the judge looks through for each language's nearest one: a language that is rare
 #: in the workspace is seldom among the first candidates.
 JUDGE_DEPTH = CANDIDATES * DEEPER
-#: How much nearer its nearest Japanese passage than its nearest English one a Japanese
-#: question must be for its English rewrite not to be written at all.
-PLAINLY_JAPANESE = 0.15
-#: How far apart the judge's two sums must be for a verdict.
-JUDGE_MARGIN = 0.1
 #: Tokens of a question the answer model rewrites: a question, not a pasted file.
 REWRITE_TOKENS = 256
 #: Passages read at first while looking for the nearest one in each language (then twice as
@@ -202,7 +196,7 @@ class LanguageStage:
         decision = LanguageDecision(
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
-            names_nothing_here=asked.script == "cjk" and self._names_nothing_here(asked.text),
+            names_nothing_here=self._names_nothing_here(asked, japanese),
             japanese=japanese, translation=translation,
         )  # fmt: skip
         return decision, vectors
@@ -322,8 +316,15 @@ class LanguageStage:
             start, size = start + size, size * 2
         return nearest
 
-    def _names_nothing_here(self, text: str) -> bool:
-        """Whether ``text`` names things in Latin letters and the workspace mentions none."""
+    def _names_nothing_here(self, asked: Query, japanese: Query | None) -> bool:
+        """Whether a question names things in Latin letters and the workspace mentions none:
+        read in Japanese (as asked, or its translation), only its names are in Latin letters."""
+        if japanese is not None:
+            text = japanese.text
+        elif asked.script == "cjk":
+            text = asked.text
+        else:
+            return False
         names = latin_names(text)
         return bool(names) and not self.store.terms_present([phrase(n) for n in names])
 
@@ -336,7 +337,8 @@ class LanguageStage:
         writes in Latin letters: its kanji bigrams are common to most Japanese text, and its
         katakana loanwords have native equivalents a manual may write instead. None when that
         says little: no such words, a question in another language not rewritten, or a
-        workspace without English text."""
+        workspace without English text. (A Japanese translation is not counted so: a small
+        model leaves plain English words in Latin letters that the workspace need not hold.)"""
         if asked.script == "cjk" and english is None:
             words = sorted(asked.words)
             needs_english_hits = False
@@ -351,32 +353,6 @@ class LanguageStage:
             return None, False
         present = self.store.terms_present([phrase(w) for w in words])
         return present / len(words), needs_english_hits
-
-
-def judge(own: Mapping[str, float] | None, theirs: Mapping[str, float] | None) -> str | None:
-    """The language whose passages are the less likely answer ("ja" or "en"), from the
-    question's leaning and its rewrite's: each side is scored by a text in its own language and
-    by one in the other, so neither the model's higher same-language similarities nor one
-    text's wording decides alone. None when either has no leaning."""
-    if own is None or theirs is None:
-        return None
-    return verdict({language: own[language] + theirs[language] for language in LANGUAGES})
-
-
-def verdict(near: Mapping[str, float]) -> str | None:
-    """The judge's verdict on its two sums (each language's nearest passage to the question
-    plus to its rewrite): the language farther by at least ``JUDGE_MARGIN`` is the unlikely
-    one; None when they are closer than that."""
-    gap = near["en"] - near["ja"]
-    if abs(gap) < JUDGE_MARGIN:
-        return None
-    return "ja" if gap > 0 else "en"
-
-
-def plainly_japanese(own: Mapping[str, float] | None) -> bool:
-    """Whether a Japanese question leans so far toward Japanese passages that the judge would
-    drop its rewrite whatever the rewrite says: the rewrite is then not written at all."""
-    return own is not None and own["ja"] - own["en"] > PLAINLY_JAPANESE
 
 
 def phrase(word: str) -> str:

@@ -238,6 +238,8 @@ class CandidateLists:
             weight = cfg.vector_weight * SPACE_WEIGHTS["cjk"].get(space, 1.0)
             nearest = [r for r, _ in self.store.knn(space, vector, candidates, filters)]
             found.lists.append(RankedList(f"vector:{space}:japanese", weight, nearest))
+            if nearest and self.fill_fraction(space) >= 1.0:
+                found.tops[f"{space}:japanese"] = nearest[0]
             if space == PARTS_SPACE:
                 by_sentence = self.store.knn(space, vector, candidates, filters, by_sentence=True)
                 ids = [r for r, _ in by_sentence]
@@ -249,6 +251,7 @@ class CandidateLists:
                 japanese, RankedList("keyword", cfg.keyword_weight, matched)
             )
             found.lists.append(replace(share, name="keyword:japanese"))
+            found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
 
     def definitions(
         self,

@@ -226,7 +226,11 @@ class Searcher:
         """The located hits with the search's confidence, coverage and notice."""
         q, hits = decision.query, ranking.hits
         top = ranked[0] if ranked else None
-        words = words_it_can_hold(hits[top], q, decision.asked) if top is not None else set()
+        words = (
+            words_it_can_hold(hits[top], q, decision.asked, decision.japanese)
+            if top is not None
+            else set()
+        )
         # a Japanese term is a character bigram, a fragment of a word: weighed by its rarity
         rarity = self.store.term_rarity([t for t in words if is_cjk(t)])
         sure, reason = confidence(

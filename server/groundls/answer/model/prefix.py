@@ -29,6 +29,9 @@ class GenerationStats:
     generate_ms: float = 0.0
     load_ms: float = 0.0
     stop_reason: str = ""  # "stop" | "length" | "cancel" | "time" | "loop"
+    #: threads reading the prompt and writing (see groundls.cpu.model_threads); 0: not set
+    threads_batch: int = 0
+    threads_decode: int = 0
 
 
 def stop_reason(cancel: threading.Event | None, deadline: float | None) -> str:

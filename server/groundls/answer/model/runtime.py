@@ -6,7 +6,6 @@ import contextlib
 import functools
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -25,7 +24,9 @@ from groundls.answer.model.model_files import (
 )
 from groundls.answer.model.prefix import GenerationStats, PromptPrefix, _common_prefix, stop_reason
 from groundls.answer.model.rates import known_rates
+from groundls.answer.model.threads import fit_threads
 from groundls.chunkers.textrules import estimate_llm_tokens
+from groundls.cpu import Threads, physical_cores
 
 log = logging.getLogger("groundls.answer")
 
@@ -49,10 +50,15 @@ class LocalLLM(PromptPrefix):
         n_ctx: int = 2048,
         n_threads: int | None = None,
         idle_unload_s: float = 600.0,
+        adapt_threads: bool = True,
     ) -> None:
         self.spec = spec
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 2
+        #: physical cores; each answer takes as many of them as other processes leave free
+        self.n_threads = n_threads or physical_cores()
+        #: whether each answer's threads follow the CPU's load (``answer.adaptThreads``)
+        self.adapt_threads = adapt_threads
+        self._threads: Threads | None = None
         self.idle_unload_s = idle_unload_s
         #: whether llama.cpp's extra CPU buffer types are used (decided at load, see
         #: ``use_extra_buffers``; speeds and saved states are kept per choice)
@@ -123,6 +129,7 @@ class LocalLLM(PromptPrefix):
                 self.prefill_rate = known_rates().get(self._rate_key)
             self._formatter = _make_formatter(llm)
             self._llm = llm
+            self._threads = None  # a new context: its threads are set before its first use
             self.last_load_ms = (time.perf_counter() - t0) * 1000
             log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
             # a model loaded ahead of its question (see AnswerService) that is then not asked
@@ -221,6 +228,7 @@ class LocalLLM(PromptPrefix):
         with self._lock:
             try:
                 llm, deadline = self._loaded(stats, deadline)
+                self._fit_threads(llm, stats)
                 tokens, prefix, max_tokens = self._fitted(messages, max_tokens, stats)
                 t0 = time.perf_counter()
                 read = self._prefill(llm, tokens, prefix, cancel, deadline, stats)
@@ -252,6 +260,11 @@ class LocalLLM(PromptPrefix):
                     stats.generated_tokens = max(0, llm.n_tokens - len(tokens) + 1)
             finally:
                 self._touch()
+
+    def _fit_threads(self, llm: Any, stats: GenerationStats) -> None:
+        """This generation's threads, from what the CPU is doing now (see ``threads.py``)."""
+        self._threads = fit_threads(llm, self.n_threads, self._threads, self.adapt_threads)
+        stats.threads_batch, stats.threads_decode = self._threads.batch, self._threads.decode
 
     def _loaded(self, stats: GenerationStats, deadline: float | None) -> tuple[Any, float | None]:
         """The model, loaded now if it was not (its load time in ``stats``); the deadline moved
@@ -317,6 +330,7 @@ class LocalLLM(PromptPrefix):
                 if self._timer is not None:
                     self._timer.cancel()
                 llm = self.load()
+                self._fit_threads(llm, GenerationStats())
                 tokens = self.prompt_tokens(messages)
                 tail = llm.tokenize(lead.encode("utf-8"), add_bos=False, special=False)
                 every = [*tokens, *tail]

@@ -13,17 +13,22 @@ _SHARED: dict[tuple[str, str, int], tuple[LocalLLM, int]] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def acquire_shared(spec: ModelSpec, *, n_ctx: int, idle_unload_s: float) -> LocalLLM:
+def acquire_shared(
+    spec: ModelSpec, *, n_ctx: int, idle_unload_s: float, adapt_threads: bool = True
+) -> LocalLLM:
     """One loaded model per process for the same file and context size (multi-root workspaces
     each get an AnswerService; they share the model). Pair with :func:`release_shared`."""
     key = (spec.source, str(spec.path or ""), n_ctx)
     with _SHARED_LOCK:
         entry = _SHARED.get(key)
         if entry is None or entry[0]._closed:
-            model = LocalLLM(spec, n_ctx=n_ctx, idle_unload_s=idle_unload_s)
+            model = LocalLLM(
+                spec, n_ctx=n_ctx, idle_unload_s=idle_unload_s, adapt_threads=adapt_threads
+            )
             _SHARED[key] = (model, 1)
             return model
         model, refs = entry
+        model.adapt_threads = adapt_threads  # the latest settings hold for every workspace
         _SHARED[key] = (model, refs + 1)
         return model
 

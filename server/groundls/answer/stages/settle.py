@@ -101,6 +101,9 @@ def timed(timing: dict[str, float | None], stats: Any) -> None:
     timing["prefill_ms"] = round(stats.prefill_ms, 1)
     timing["generated_tokens"] = stats.generated_tokens
     timing["generate_ms"] = round(stats.generate_ms, 1)
+    if stats.threads_batch:
+        timing["threads_batch"] = stats.threads_batch
+        timing["threads_decode"] = stats.threads_decode
     if stats.load_ms:
         timing["load_ms"] = round(stats.load_ms, 1)
 
