@@ -10,9 +10,11 @@ while its question was searched.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,3 +141,75 @@ def model_threads(cores: int, busy_elsewhere: float | None) -> Threads:
     taken = round(busy_elsewhere or 0.0)
     taken = min(max(taken, 0), cores)
     return Threads(batch=cores + taken, decode=max(1, cores - taken))
+
+
+# -- answers come first across processes ---------------------------------------------------------
+
+#: How long a background fill waits for another process's answer at most, in one go.
+LONGEST_WAIT_S = 120.0
+#: How often it looks again.
+POLL_S = 0.2
+
+
+def _answering_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("groundls")) / "answering"
+
+
+@contextlib.contextmanager
+def answering() -> Iterator[None]:
+    """Mark this process as writing an answer while the block runs: background work in every
+    groundls process on this machine (a CLI ``index --deep``, another editor's deep tier) waits
+    for it (see :func:`wait_for_answers`)."""
+    marker = _answering_dir() / str(os.getpid())
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:
+        marker = None  # type: ignore[assignment]  # a read-only cache: nobody waits, as before
+    try:
+        yield
+    finally:
+        if marker is not None:
+            with contextlib.suppress(OSError):
+                marker.unlink()
+
+
+def answering_elsewhere() -> bool:
+    """Whether another live groundls process is writing an answer now (a marker left by one
+    that died is removed)."""
+    try:
+        markers = list(_answering_dir().iterdir())
+    except OSError:
+        return False
+    for marker in markers:
+        if not marker.name.isdigit() or int(marker.name) == os.getpid():
+            continue
+        if _alive(int(marker.name)):
+            return True
+        with contextlib.suppress(OSError):
+            marker.unlink()
+    return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
+
+
+def wait_for_answers(cancel: threading.Event | None = None) -> float:
+    """Wait while another groundls process writes an answer (at most ``LONGEST_WAIT_S``, or
+    until ``cancel``); returns the seconds waited."""
+    started = time.monotonic()
+    while answering_elsewhere() and time.monotonic() - started < LONGEST_WAIT_S:
+        if cancel is not None and cancel.wait(POLL_S):
+            break
+        if cancel is None:
+            time.sleep(POLL_S)
+    return time.monotonic() - started

@@ -28,6 +28,7 @@ from groundls.index.storage.base import describe as describe_base
 from groundls.index.storage.db import default_index_path
 from groundls.index.storage.layered import LayeredStore
 from groundls.index.storage.store import Store
+from groundls.memory import process_memory
 from groundls.results import (
     Hit,
     IndexProgress,
@@ -372,11 +373,11 @@ class Workspace:
             if answers is not None:
                 answers.close()
 
-    # -- reporting ---------------------------------------------------------------------------
-
     def stats(self) -> dict[str, Any]:
+        """The index's counts, models and size, and this process's memory and loaded models."""
         stats = self.store.stats()
         stats["models"] = self.store.spaces()
+        stats["memory"] = {**process_memory(), "embedders_loaded": self.models.loaded()}
         stats["index_path"] = str(self.index_path)
         try:
             stats["index_bytes"] = sum(

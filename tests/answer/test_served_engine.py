@@ -296,3 +296,60 @@ def test_a_server_killed_mid_answer_gives_an_extractive_answer_and_history_holds
     finally:
         proc.kill()
         workspace.close()
+
+
+EXCERPTS = (
+    "Excerpts:\n[1] src/cats.md:1-3\nCats sleep for most of the day.\n"
+    "[2] src/geo.md:1-3\nThe capital of France is Paris.\n"
+    "[3] src/rust.md:1-3\nRust has no garbage collector.\n\n"
+    "Question: What is the capital of France?"
+)
+
+
+@pytest.mark.slow
+@needs_model
+def test_a_served_model_with_token_logprobs_chooses_the_excerpt_that_answers(
+    llama_port: int,
+) -> None:
+    from groundls.answer.stages.choose import LEAD, choose
+
+    model = ServedLLM(
+        AnswerConfig(engine="openai", base_url=f"http://127.0.0.1:{llama_port}/v1", model="qwen")
+    )
+    messages = [
+        {"role": "system", "content": "Answer only from the numbered excerpts."},
+        {"role": "user", "content": EXCERPTS},
+    ]
+    scores = model.next_token_logprobs(messages, LEAD["en"], ["1", "2", "3"])
+    assert scores is not None and len(scores) == 3
+    assert max(range(3), key=scores.__getitem__) == 1  # excerpt 2 holds the answer
+    choice = choose(model, messages, "en", 3)
+    assert choice is not None and choice.excerpt == 2
+
+
+def test_a_server_without_token_logprobs_chooses_nothing() -> None:
+    from types import SimpleNamespace as NS
+
+    from groundls.answer.model.served_choice import scores_after_lead, served_logprobs
+
+    def token(text: str, top: dict[str, float]) -> NS:
+        return NS(token=text, top_logprobs=[NS(token=t, logprob=p) for t, p in top.items()])
+
+    lead = "The excerpt that answers this is ["
+    written = [token("The excerpt that answers this is", {}), token(" [", {}), token("2", {})]
+    written[2] = token("2", {"2": -0.1, "1": -2.5})
+    # read at the token after the lead's bracket; a number not listed counts below the rest
+    assert scores_after_lead(written, lead, ["1", "2", "3"]) == [-2.5, -0.1, -3.5]
+    # the reply never wrote the lead: nothing is chosen
+    assert scores_after_lead([token("Paris", {"Paris": -0.1})], lead, ["1", "2"]) is None
+
+    class NoLogprobs:
+        class chat:  # noqa: N801 - the OpenAI client's shape
+            class completions:  # noqa: N801
+                @staticmethod
+                def create(**_: object) -> NS:
+                    return NS(choices=[NS(logprobs=None)])
+
+    assert (
+        served_logprobs(NoLogprobs(), "m", [{"role": "user", "content": "q"}], lead, ["1"]) is None
+    )

@@ -53,3 +53,31 @@ def test_the_meter_sees_another_process_keep_a_core_busy_and_not_its_own_work():
     _spin(0.5)  # this process's own work is not "elsewhere"
     own = meter.busy_elsewhere()
     assert own is not None and own < busy
+
+
+def test_a_background_fill_waits_while_another_process_writes_an_answer(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    monkeypatch.setattr(cpu, "_answering_dir", lambda: tmp_path)
+    monkeypatch.setattr(cpu, "POLL_S", 0.01)
+    assert not cpu.answering_elsewhere()
+    with cpu.answering():  # this process's own answer is not "elsewhere"
+        assert (tmp_path / str(os.getpid())).exists() and not cpu.answering_elsewhere()
+    assert not (tmp_path / str(os.getpid())).exists()
+    # another live process writing an answer: a fill waits until it is done
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (tmp_path / str(other.pid)).touch()
+        assert cpu.answering_elsewhere()
+        done = threading.Timer(0.3, lambda: (tmp_path / str(other.pid)).unlink())
+        done.start()
+        assert cpu.wait_for_answers() >= 0.25
+        # one that died while answering leaves a marker nobody waits for
+        (tmp_path / str(other.pid)).touch()
+    finally:
+        other.kill()
+        other.wait()
+    assert not cpu.answering_elsewhere() and not (tmp_path / str(other.pid)).exists()

@@ -292,6 +292,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "tiers": workspace.tiers(),
             "unavailable": workspace.unavailable_spaces,
             "answers": workspace.answers.status(),
+            "memory": stats["memory"],
             "sends_to": workspace.sends_to(),
             "base": workspace.base_status(),
             "ranking": workspace.ranking(),
@@ -319,6 +320,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"answers: {answers['engine']} engine, {answers['model'] or 'no model'}: {state}{load}")
     if answers.get("notice"):
         print(f"  note: {answers['notice']}")
+    memory = out["memory"]
+    loaded = ", ".join(memory["embedders_loaded"]) or "none"
+    print(
+        f"memory (this process): resident {memory['resident_mb']} MB, private "
+        f"{memory['private_mb']} MB; embedding models loaded: {loaded}"
+    )
     _print_ranking(out["ranking"])
     for note in out["sends_to"]:
         print(f"privacy: {note}")

@@ -6,6 +6,7 @@ import logging
 import threading
 from collections.abc import Collection, Sequence
 
+from groundls.cpu import wait_for_answers
 from groundls.index.embed.embedders import EmbedderUnavailable
 from groundls.index.embed.embedding import blob_of
 from groundls.index.files.walk import WorkspaceWalker
@@ -98,6 +99,7 @@ class DeepFill:
                 continue
             model = self.models.get(space)
             while max_chunks is None or done < max_chunks:
+                wait_for_answers(cancel)  # another groundls process's answer comes first
                 if cancel is not None and cancel.is_set():
                     return done
                 room = DEEP_BATCH if max_chunks is None else min(DEEP_BATCH, max_chunks - done)

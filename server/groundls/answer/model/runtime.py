@@ -26,7 +26,7 @@ from groundls.answer.model.prefix import GenerationStats, PromptPrefix, _common_
 from groundls.answer.model.rates import known_rates
 from groundls.answer.model.threads import fit_threads
 from groundls.chunkers.textrules import estimate_llm_tokens
-from groundls.cpu import Threads, physical_cores
+from groundls.cpu import Threads, answering, physical_cores
 
 log = logging.getLogger("groundls.answer")
 
@@ -225,7 +225,7 @@ class LocalLLM(PromptPrefix):
         that begins by copying an English excerpt goes on in English).
         """
         stats = stats or GenerationStats()
-        with self._lock:
+        with self._lock, answering():
             try:
                 llm, deadline = self._loaded(stats, deadline)
                 self._fit_threads(llm, stats)
@@ -325,7 +325,7 @@ class LocalLLM(PromptPrefix):
         ``lead``. Nothing is generated; the prompt read stays in the cache, so an answer to the
         same messages then reads only what follows it. None when stopped (``cancel`` or
         ``deadline``)."""
-        with self._lock:
+        with self._lock, answering():
             try:
                 if self._timer is not None:
                     self._timer.cancel()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from groundls import endpoints
 from groundls.answer.model.abort import held
 from groundls.answer.model.model_files import ModelError
 from groundls.answer.model.prefix import GenerationStats, stop_reason
+from groundls.answer.model.served_choice import served_logprobs
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import AnswerConfig
 
@@ -114,6 +115,28 @@ class ServedLLM:
 
     def count_tokens(self, text: str) -> int:
         return estimate_llm_tokens(text)
+
+    def next_token_logprobs(
+        self,
+        messages: list[dict[str, str]],
+        lead: str,
+        choices: Sequence[str],
+        *,
+        cancel: threading.Event | None = None,
+        deadline: float | None = None,
+    ) -> list[float] | None:
+        """Each of ``choices``' log-probability after the reply's first words ``lead``, where
+        the server gives token log-probabilities (see ``served_choice``); None where it does
+        not, when it fails, or when stopped: then nothing is chosen."""
+        import openai
+
+        if stop_reason(cancel, deadline):
+            return None
+        with self._lock:
+            try:
+                return served_logprobs(self._client, self.model, messages, lead, choices)
+            except (openai.OpenAIError, AttributeError, TypeError, ValueError):
+                return None
 
     def stream(
         self,

@@ -82,7 +82,7 @@ def choose(
 ) -> Choice | None:
     """The excerpt of ``n`` that the model reads as the answer, once its leaning to each number
     is partly taken off. None: fewer than two excerpts, a model that gives no probabilities
-    (a model server), or stopped."""
+    (a model server that returns no token log-probabilities), or stopped."""
     if n < 2 or not hasattr(model, "next_token_logprobs"):
         return None
     prior = _prior(model, language, n, cancel, deadline)

@@ -382,6 +382,13 @@ class Embedders:
                 self._models[space] = load_embedder(space)
             return self._models[space]
 
+    def loaded(self) -> list[str]:
+        """The spaces whose models are loaded in this process now."""
+        with _shared_lock:
+            shared = set(_shared)
+        with self._lock:
+            return sorted(shared | set(self._models))
+
     def query_vector(self, space: str, text: str) -> np.ndarray:
         """A question's vector in ``space``, from as much of the question as the model reads
         (its ``query_tokens``, else ``QUERY_TOKENS``): the cost of a question is bounded
