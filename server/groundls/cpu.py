@@ -117,6 +117,14 @@ class CpuMeter:
         others = (end.busy - start.busy) - (end.own - start.own)
         return max(0.0, others / wall) if wall > 0 else None
 
+    def free_cores(self) -> int | None:
+        """Physical cores other processes left free since the last call (each call starts the
+        next look); None where the CPU time cannot be read. For background work that runs in
+        slices: the previous slice is the window."""
+        busy = self.busy_elsewhere()
+        self.mark()
+        return None if busy is None else max(0, physical_cores() - round(busy))
+
 
 #: The process's meter: the answer service marks it when a question arrives.
 METER = CpuMeter()

