@@ -59,6 +59,7 @@ class LocalLLM(PromptPrefix):
         #: whether each answer's threads follow the CPU's load (``answer.adaptThreads``)
         self.adapt_threads = adapt_threads
         self._threads: Threads | None = None
+        self._loading = False
         self.idle_unload_s = idle_unload_s
         #: whether llama.cpp's extra CPU buffer types are used (decided at load, see
         #: ``use_extra_buffers``; speeds and saved states are kept per choice)
@@ -91,6 +92,12 @@ class LocalLLM(PromptPrefix):
         """Another thread is generating with this model right now."""
         return held(self._lock)
 
+    @property
+    def loading(self) -> bool:
+        """The model is being loaded (ahead of a question): what waits for it waits seconds,
+        not for another answer."""
+        return self._loading
+
     # lifecycle
 
     def load(self) -> Any:
@@ -101,41 +108,47 @@ class LocalLLM(PromptPrefix):
             if self._llm is not None:
                 return self._llm
             t0 = time.perf_counter()
-            path = gguf_path(self.spec)
+            self._loading = True
             try:
-                from llama_cpp import Llama
-            except ImportError as exc:  # pragma: no cover - resolved earlier
-                raise ModelError(
-                    f"llama-cpp-python is not installed; run `{INSTALL_HINT}`"
-                ) from exc
-            extra = use_extra_buffers(path)
-            try:
-                with model_params(use_extra_bufts=extra):
-                    llm = Llama(
-                        model_path=str(path),
-                        n_ctx=self.n_ctx,
-                        n_threads=self.n_threads,
-                        n_threads_batch=self.n_threads,
-                        n_batch=512,
-                        n_ubatch=UBATCH,
-                        seed=0,
-                        verbose=False,
-                    )
-                self._abort.install(llm)
-            except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
-                raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
-            if extra != self.extra_buffers:
-                self.extra_buffers = extra
-                self.prefill_rate = known_rates().get(self._rate_key)
-            self._formatter = _make_formatter(llm)
-            self._llm = llm
-            self._threads = None  # a new context: its threads are set before its first use
-            self.last_load_ms = (time.perf_counter() - t0) * 1000
-            log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
-            # a model loaded ahead of its question (see AnswerService) that is then not asked
-            # anything (the answer was "not found" at once) is unloaded when idle all the same
-            self._touch()
-            return llm
+                return self._load(t0)
+            finally:
+                self._loading = False
+
+    def _load(self, t0: float) -> Any:
+        """:meth:`load`'s work, under its lock."""
+        path = gguf_path(self.spec)
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - resolved earlier
+            raise ModelError(f"llama-cpp-python is not installed; run `{INSTALL_HINT}`") from exc
+        extra = use_extra_buffers(path)
+        try:
+            with model_params(use_extra_bufts=extra):
+                llm = Llama(
+                    model_path=str(path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_threads_batch=self.n_threads,
+                    n_batch=512,
+                    n_ubatch=UBATCH,
+                    seed=0,
+                    verbose=False,
+                )
+            self._abort.install(llm)
+        except Exception as exc:  # llama raises ValueError/RuntimeError for bad files
+            raise ModelError(f"cannot load the model {path.name}: {exc}") from exc
+        if extra != self.extra_buffers:
+            self.extra_buffers = extra
+            self.prefill_rate = known_rates().get(self._rate_key)
+        self._formatter = _make_formatter(llm)
+        self._llm = llm
+        self._threads = None  # a new context: its threads are set before its first use
+        self.last_load_ms = (time.perf_counter() - t0) * 1000
+        log.info("loaded %s in %.0f ms", path.name, self.last_load_ms)
+        # a model loaded ahead of its question (see AnswerService) that is then not asked
+        # anything (the answer was "not found" at once) is unloaded when idle all the same
+        self._touch()
+        return llm
 
     def unload(self) -> None:
         with self._lock:

@@ -142,7 +142,8 @@ class QueryRewriter:
         ``translate``: a question in another language than Japanese, translated (see
         ``TRANSLATE_INSTRUCTION``).
 
-        A model busy answering another question is not waited for: the search goes on.
+        A model busy answering another question is not waited for: the search goes on. One
+        that is being loaded (a new process's first question) is: the answer waits for it too.
         ``cancel`` stops the generation; a cut reply is not kept."""
         if translate:
             instruction = TRANSLATE_INSTRUCTION
@@ -183,8 +184,8 @@ class QueryRewriter:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        if getattr(model, "busy", False):
-            return None
+        if getattr(model, "busy", False) and not getattr(model, "loading", False):
+            return None  # another answer holds it; one being loaded is waited for
         messages = [
             {"role": "system", "content": instruction},
             {"role": "user", "content": question},
