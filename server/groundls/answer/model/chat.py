@@ -51,6 +51,26 @@ def _ban_at_start(
     return process
 
 
+def leads_banned(
+    tokens: Callable[[], LeadTokens],
+    prompt_len: int,
+    no_leading_bracket: bool,
+    no_leading_latin: bool,
+) -> Any:
+    """The logits processors that keep a reply from beginning with a bracket or a Latin
+    letter, or None (``tokens``: the vocabulary by how it begins, read only when needed)."""
+    if not (no_leading_bracket or no_leading_latin):
+        return None
+    from llama_cpp import LogitsProcessorList
+
+    leads = tokens()
+    banned = [
+        *(leads.brackets if no_leading_bracket else ()),
+        *(leads.latins if no_leading_latin else ()),
+    ]
+    return LogitsProcessorList([_ban_at_start(prompt_len, banned, leads.blanks)])
+
+
 def _make_formatter(llm: Any) -> Any:
     """messages -> (prompt text, add_bos) via the model's own chat template (ChatML fallback)."""
     template = (llm.metadata or {}).get("tokenizer.chat_template")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from groundls.answer.model.abort import AbortSwitch, held
-from groundls.answer.model.chat import LeadTokens, _ban_at_start, _make_formatter
+from groundls.answer.model.chat import LeadTokens, _make_formatter, leads_banned
 from groundls.answer.model.cpu_buffers import UBATCH, machine_key, model_params, use_extra_buffers
 from groundls.answer.model.model_files import (
     INSTALL_HINT,
@@ -235,8 +235,7 @@ class LocalLLM(PromptPrefix):
         ``no_leading_bracket``: the reply may not begin with ``[`` (a small model echoes an
         excerpt's label, ``[1] path:1-9 (…)``, as its whole answer).
         ``no_leading_latin``: nor with a Latin letter or digit (an answer to a Japanese question
-        that begins by copying an English excerpt goes on in English).
-        """
+        that begins by copying an English excerpt goes on in English)."""
         stats = stats or GenerationStats()
         with self._lock, answering():
             try:
@@ -258,8 +257,11 @@ class LocalLLM(PromptPrefix):
                     top_k=40,
                     repeat_penalty=1.05,
                     grammar=_grammar(schema),
-                    logits_processor=self._leads_banned(
-                        llm, len(tokens), no_leading_bracket, no_leading_latin
+                    logits_processor=leads_banned(
+                        lambda: self._lead_tokens(llm),
+                        len(tokens),
+                        no_leading_bracket,
+                        no_leading_latin,
                     ),
                     stream=True,
                 )
@@ -307,22 +309,6 @@ class LocalLLM(PromptPrefix):
                 f"({self.n_ctx}); lower answer.contextTokens"
             )
         return tokens, prefix, min(max_tokens, budget)
-
-    def _leads_banned(
-        self, llm: Any, prompt_len: int, no_leading_bracket: bool, no_leading_latin: bool
-    ) -> Any:
-        """The logits processors that keep a reply from beginning with a bracket or a Latin
-        letter, or None."""
-        if not (no_leading_bracket or no_leading_latin):
-            return None
-        from llama_cpp import LogitsProcessorList
-
-        leads = self._lead_tokens(llm)
-        banned = [
-            *(leads.brackets if no_leading_bracket else ()),
-            *(leads.latins if no_leading_latin else ()),
-        ]
-        return LogitsProcessorList([_ban_at_start(prompt_len, banned, leads.blanks)])
 
     def next_token_logprobs(
         self,
