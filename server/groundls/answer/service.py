@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from groundls.answer.model import model_files, shared
 from groundls.answer.model.served import ServedLLM
 from groundls.answer.stages import choose, followup
-from groundls.answer.stages.check import check, citation_of, unsure_and_unsaid
+from groundls.answer.stages.check import check, citation_of
 from groundls.answer.stages.extract import Fallback, extractive
 from groundls.answer.stages.focus import TokenCounter, question_terms
 from groundls.answer.stages.prompt import (
@@ -341,10 +341,6 @@ class AnswerService:
         checked = check(
             written, got.question, got.language, excerpts, style=self.style, hedge=hedge, show=show
         )
-        if checked.fallback == "content_free" and hedge:
-            # an unsure search, and the model could only restate the question: the workspace
-            # does not say, and its excerpts' key lines would answer nothing either
-            checked = unsure_and_unsaid(checked, excerpts, got.language)
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
             extract = extractive(excerpts, got.language, fallback, on_token, t0)

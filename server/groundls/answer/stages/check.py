@@ -118,13 +118,6 @@ def check(
     return checked
 
 
-def unsure_and_unsaid(checked: Checked, excerpts: list[Excerpt], language: str) -> Checked:
-    """A restatement over an unsure search's excerpts as "not found" with the places to look:
-    neither the model's words nor the excerpts' key lines answer (seed 000 rule 1)."""
-    repairs = {**checked.repairs, "unsure_restatement": 1}
-    return Checked(not_said(excerpts, language), False, [], checked.dropped, repairs)
-
-
 def _judged(
     draft: passes.Draft,
     numbers: list[int],
