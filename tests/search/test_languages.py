@@ -8,7 +8,7 @@ from pathlib import Path
 from groundls import wire
 from groundls.index.embed.spaces import SpacePolicy
 from groundls.results import Hit, SearchFilters
-from groundls.search import language as language_module
+from groundls.search import judge as judge_module
 from groundls.search import searcher as searcher_module
 from groundls.search import signals
 from groundls.search.fusion import RankedList
@@ -64,7 +64,7 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
             stage = searcher.language
             own = stage._leaning(question, SearchFilters(), filled)
             theirs = stage._leaning(analyse(rewrite).text, SearchFilters(), filled)
-            return language_module.judge(own, theirs)
+            return judge_module.judge(own, theirs)
 
         assert unlikely("uploads 再試行", "failed uploads are retried three times") == "ja"
         assert unlikely("ログ の 保存 期間 は ？", "journald keeps logs seven days") == "en"
@@ -81,8 +81,8 @@ def test_the_language_farther_from_both_the_question_and_its_rewrite_is_the_unli
 
 
 def test_the_judge_gives_no_verdict_when_its_two_sums_are_too_close_to_call():
-    verdict = language_module.verdict
-    margin = language_module.JUDGE_MARGIN
+    verdict = judge_module.verdict
+    margin = judge_module.JUDGE_MARGIN
     assert verdict({"ja": 1.20, "en": 1.20 + 2 * margin}) == "ja"  # English nearer: ja unlikely
     assert verdict({"ja": 1.20 + 2 * margin, "en": 1.20}) == "en"
     # a near-identical rewrite must not turn it: within the margin both lists stay whole

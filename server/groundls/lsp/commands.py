@@ -46,6 +46,8 @@ log = logging.getLogger("groundls.lsp.commands")
 def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
     folders = _all_folders(call)
     filters = replace(args.filters, k=args.filters.k or call.default_k)
+    # the index as the search reads it: indexing that ends during a slow search left it partial
+    note = _indexing_note(folders)
     groups = [
         (folder, folder.workspace.search(args.query, filters, call.cancel, explain=args.explain))
         for folder in _ready_or_fail(folders)
@@ -78,7 +80,7 @@ def search(call: Call, args: a.SearchArgs) -> dict[str, Any]:
         "confidence": surest.confidence,
         "confidenceReason": surest.reason,
         **({"language": languages} if languages else {}),
-        **_indexing_note(folders),
+        **note,
     }
 
 
@@ -330,6 +332,7 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
             last[0] = now
             call.report("".join(text))
 
+    note = _indexing_note(folders)  # the index as the answer's search reads it
     try:
         answer = folder.workspace.answers.ask(
             args.question,
@@ -344,7 +347,7 @@ def ask(call: Call, args: a.AskArgs) -> dict[str, Any]:
         raise ArgError(f"{a.ASK}: {exc}") from exc
     if text:
         call.report(answer.answer)
-    return {**wire.answer_json(answer, folder), **_indexing_note(folders)}
+    return {**wire.answer_json(answer, folder), **note}
 
 
 @dataclass(frozen=True)
