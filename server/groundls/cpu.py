@@ -11,6 +11,7 @@ while its question was searched.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import time
@@ -35,6 +36,7 @@ def usable_cpus() -> list[int]:
         return list(range(os.cpu_count() or 1))
 
 
+@functools.cache
 def physical_cores() -> int:
     """The physical cores among the usable CPUs (two SMT siblings are one core); the logical
     count where the topology cannot be read."""

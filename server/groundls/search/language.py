@@ -174,7 +174,7 @@ class LanguageStage:
         )
         plainly = plainly_japanese(own)
         english = self._english(asked, cancel) if rewrites and not plainly else None
-        japanese = self._japanese(asked, filled, cancel)
+        japanese, translation = self._japanese(asked, filled, cancel)
         pairs = [(space, asked.text) for space in spaces]
         if english is not None:
             wanted = (MULTILINGUAL_SPACE, *self.english_spaces)
@@ -183,7 +183,11 @@ class LanguageStage:
             pairs += [(space, japanese.text) for space in MULTILINGUAL_SPACES if space in filled]
         check_cancel(cancel)
         vectors = embed_queries(self.models, pairs)
-        japanese, translation = self._judge_translation(asked, japanese, filters, filled, vectors)
+        if japanese is not None:
+            # dropped when the question and its translation are both nearer English passages
+            mine = own if own is not None else self._leaning(asked.text, filters, filled, vectors)
+            if judge(mine, self._leaning(japanese.text, filters, filled, vectors)) == "ja":
+                japanese, translation = None, "dropped: the answer reads English"
         theirs = (
             self._leaning(english.text, filters, filled, vectors)
             if english is not None and own is not None
@@ -229,9 +233,10 @@ class LanguageStage:
 
     def _japanese(
         self, q: Query, filled: set[str], cancel: threading.Event | None = None
-    ) -> Query | None:
+    ) -> tuple[Query | None, str]:
         """A question not in Japanese, translated into Japanese, when the workspace holds
-        Japanese prose in a multilingual space (None: not needed, or the model could not)."""
+        Japanese prose in a multilingual space, and what happened to the translation (None:
+        not needed, or the model could not write it)."""
         if (
             q.language == "ja"
             or not self.config.rewrite_questions
@@ -239,29 +244,12 @@ class LanguageStage:
             or not any(space in filled for space in MULTILINGUAL_SPACES)
             or not self._holds_japanese_prose()
         ):
-            return None
+            return None, "not needed"
         text = self.to_japanese(head_within(q.text, REWRITE_TOKENS), cancel)
         check_cancel(cancel)
-        return analyse(text) if text else None
-
-    def _judge_translation(
-        self,
-        asked: Query,
-        japanese: Query | None,
-        filters: SearchFilters,
-        filled: set[str],
-        vectors: QueryVectors,
-    ) -> tuple[Query | None, str]:
-        """The translation kept unless the judge finds Japanese passages the unlikely answer
-        (the question and its translation both nearer English ones), and what happened to it."""
-        if japanese is None:
-            wanted = asked.language != "ja" and self.to_japanese is not None
-            return None, "not written" if wanted and self._holds_japanese_prose() else "not needed"
-        own = self._leaning(asked.text, filters, filled, vectors)
-        theirs = self._leaning(japanese.text, filters, filled, vectors)
-        if judge(own, theirs) == "ja":
-            return None, "dropped: the answer reads English"
-        return japanese, "searched beside the question"
+        if not text:
+            return None, "not written"
+        return analyse(text), "searched beside the question"
 
     def _holds_japanese_prose(self) -> bool:
         """Whether the index holds Japanese prose: it alone gets sentence vectors (see

@@ -210,10 +210,8 @@ class CandidateLists:
             if nearest and self.fill_fraction(space) >= 1.0:
                 found.tops[space] = nearest[0]
         if english.terms:
-            expression = match_expression([*english.terms, *english.compounds])
-            matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+            matched = self._rewritten_keywords(english, filters, candidates, found)
             found.lists.append(RankedList("keyword:english", cfg.keyword_weight, matched))
-            found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
 
     def japanese_lists(
         self,
@@ -228,9 +226,7 @@ class CandidateLists:
         multilingual spaces (by passage and by sentence) and by its Japanese words, weighed by
         the share of them its best hits hold."""
         cfg = self.config
-        for space in MULTILINGUAL_SPACES:
-            if space not in filled:
-                continue
+        for space in [s for s in MULTILINGUAL_SPACES if s in filled]:
             vector = vector_of(self.models, vectors, space, japanese.text)
             if isinstance(vector, EmbedderUnavailable):
                 found.missing[space] = str(vector)
@@ -245,13 +241,19 @@ class CandidateLists:
                 ids = [r for r, _ in by_sentence]
                 found.lists.append(RankedList(f"vector:{space}:sentences:japanese", weight, ids))
         if japanese.terms:
-            expression = match_expression([*japanese.terms, *japanese.compounds])
-            matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
-            share = self._keyword_share(
-                japanese, RankedList("keyword", cfg.keyword_weight, matched)
-            )
-            found.lists.append(replace(share, name="keyword:japanese"))
-            found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
+            matched = self._rewritten_keywords(japanese, filters, candidates, found)
+            ranked = RankedList("keyword", cfg.keyword_weight, matched)
+            shared = self._keyword_share(japanese, ranked)
+            found.lists.append(replace(shared, name="keyword:japanese"))
+
+    def _rewritten_keywords(
+        self, q: Query, filters: SearchFilters, candidates: int, found: Evidence
+    ) -> list[int]:
+        """A rewrite's or translation's keyword matches, first among ``found.keyword_ids``."""
+        expression = match_expression([*q.terms, *q.compounds])
+        matched = [r for r, _ in self.store.keyword(expression, candidates, filters)]
+        found.keyword_ids = matched + [r for r in found.keyword_ids if r not in matched]
+        return matched
 
     def definitions(
         self,
