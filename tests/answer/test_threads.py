@@ -74,7 +74,8 @@ def test_a_background_fill_waits_while_another_process_writes_an_answer(tmp_path
         assert cpu.answering_elsewhere()
         done = threading.Timer(0.3, lambda: (tmp_path / str(other.pid)).unlink())
         done.start()
-        assert cpu.wait_for_answers() >= 0.25
+        cpu.wait_for_answers()
+        assert not (tmp_path / str(other.pid)).exists()  # it waited until the answer was done
         # one that died while answering leaves a marker nobody waits for
         (tmp_path / str(other.pid)).touch()
     finally:
