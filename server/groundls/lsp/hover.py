@@ -63,6 +63,8 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | 
     workspace = folder.workspace
     if workspace is None or count <= 0:
         return None
+    # the index as the hover reads it: indexing that ends during a slow hover left it partial
+    partial = folder.progress_message() if folder.indexing else None
     here = workspace.chunk_at(rel_path, line0 + 1)
     if here is None:
         return None
@@ -91,8 +93,8 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | 
         lines.append(f"{n}. [{_escape(_label(hit))}]({link}) `{shown}`  ")
         preview = _preview(hit)
         lines.append(f"   {_escape(preview)}" if preview else "   ")
-    if folder.indexing:
-        lines += ["", f"_{_escape(folder.progress_message())}; results may be incomplete._"]
+    if partial is not None:
+        lines += ["", f"_{_escape(partial)}; results may be incomplete._"]
     return Related(
         markdown="\n".join(lines),
         range=lsp_range(here.start_line, here.end_line),
