@@ -38,6 +38,7 @@ from statistics import mean
 from types import ModuleType
 from typing import Any
 
+from groundls.config import Config
 from groundls.results import SearchFilters
 from groundls.search.fusion import RankedList
 from groundls.search.searcher import Searcher
@@ -192,6 +193,7 @@ def search_weights(run: Callable[[], dict[str, float]]) -> dict[str, float]:
 
 
 #: every query's top hits by "set/query id", kept for ``--dump``
+SERVED = ""
 DUMPED: dict[str, list[dict[str, object]]] = {}
 
 
@@ -234,7 +236,7 @@ def _mean_ndcg(
 ) -> float | None:
     """The mean score of ``queries`` searched in one index (None when the index is empty or
     stale: a model change dropped what the old model embedded)."""
-    ws = Workspace.open(corpus, index_dir=index)
+    ws = _served(corpus, index, label) if SERVED else Workspace.open(corpus, index_dir=index)
     try:
         if not ws.has_current_index:
             return None
@@ -255,6 +257,27 @@ def _mean_ndcg(
         return mean(scores) if scores else None
     finally:
         ws.close()
+
+
+def _served(corpus: Path, index: Path, label: str) -> Workspace:
+    """The workspace read from a served store: one database per index, published from it."""
+    import re
+
+    import psycopg
+
+    database = "s_" + re.sub(r"[^a-z0-9]+", "_", label.partition("/")[0].lower())
+    with psycopg.connect(SERVED, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone():
+            conn.execute(f"CREATE DATABASE {database}")
+    url = SERVED.replace("/postgres?", f"/{database}?")
+    own = Workspace.open(corpus, index_dir=index)
+    try:
+        own.publish(url)
+    finally:
+        own.close()
+    config = Config()
+    config.index.store = url
+    return Workspace.open(corpus, config, index_dir=index / "served-overlay")
 
 
 def _answerable(score: Score) -> Score:
@@ -320,7 +343,8 @@ def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dic
 def pairs(sets: list[str], work: Path, eval_dir: Path) -> None:
     """Prints one row per (question language -> document language, development or held out):
     the full ranking's nDCG@10 beside each model's list alone (same signals after it)."""
-    global KEEP
+    global KEEP, SERVED
+    SERVED = args.served or ""
     Searcher._rank = _rank_kept  # type: ignore[method-assign]
     table: dict[tuple[str, str, bool], dict[str, float]] = {}
     for keep in ("", *MODELS):
@@ -362,9 +386,11 @@ def main() -> int:
         help="score every (question language, document language) pair: the full ranking "
         "beside each model's list alone",
     )
+    ap.add_argument("--served", help="read each index from a served store (a postgres URL)")
     ap.add_argument("--dump", type=Path, help="write every query's top 10 here (same_top10.py)")
     args = ap.parse_args()
-    global KEEP
+    global KEEP, SERVED
+    SERVED = args.served or ""
     KEEP = frozenset(m for m in args.lists.split("+") if m)
     for pair in filter(None, args.weights.split(",")):
         model, _, value = pair.partition("=")

@@ -115,6 +115,9 @@ class IndexConfig:
     #: a shared base index (``groundls index --export``), read in place: the workspace's own
     #: index holds only the files that differ (``--base FILE`` on the command line)
     base: str = ""
+    #: a team index served from PostgreSQL (``postgresql://user@host/db``; the password from
+    #: PGPASSWORD or ~/.pgpass), read under a small local overlay (``--store``, GROUNDLS_STORE)
+    store: str = ""
 
 
 @dataclass

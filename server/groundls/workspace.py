@@ -24,9 +24,16 @@ from groundls.index.embed.spaces import SERVED_SPACE, SpacePolicy
 from groundls.index.files.documents import Extracted
 from groundls.index.indexer import Indexer
 from groundls.index.storage import base as base_index
-from groundls.index.storage.base import describe as describe_base
 from groundls.index.storage.db import default_index_path
 from groundls.index.storage.layered import LayeredStore
+from groundls.index.storage.opening import describe as describe_base
+from groundls.index.storage.opening import open_store
+from groundls.index.storage.opening import status as opened_status
+from groundls.index.storage.served import access as store_access
+from groundls.index.storage.served.connection import StoreUnavailable, store_url
+from groundls.index.storage.served.connection import connect as store_connect
+from groundls.index.storage.served.connection import describe as describe_store
+from groundls.index.storage.served.publish import Published, publish_to
 from groundls.index.storage.store import Store
 from groundls.memory import process_memory
 from groundls.results import (
@@ -49,10 +56,15 @@ __all__ = [
     "KINDS",
     "RayPlan",
     "RayUnavailable",
+    "StoreUnavailable",
     "Workspace",
     "answering_now",
     "best_of",
     "describe_base",
+    "describe_store",
+    "store_access",
+    "store_connect",
+    "store_url",
     "display_width",
 ]
 
@@ -77,15 +89,14 @@ class Workspace:
             config.embedders, served=bool(served.base_url), served_reads=tuple(served.languages)
         )
         models = dict(embedders or {})
-        self.base: Path | None = None
-        self.base_manifest: base_index.Manifest | None = None
-        self.store: Store
-        if config.index.base:
-            self.base = Path(config.index.base).expanduser().resolve()
-            self.base_manifest = self._start_from_base(self.base, Embedders(models))
-            self.store = LayeredStore(index_path, self.base)
-        else:
-            self.store = Store(index_path)
+        opened = open_store(config, index_path, self.policy, Embedders(models))
+        self.opened = opened
+        self.store: Store = opened.store
+        self.base, self.base_manifest, self.served = (
+            opened.base,
+            opened.base_manifest,
+            opened.served,
+        )
         if self.policy.served and SERVED_SPACE not in models:
             models[SERVED_SPACE] = _served_model(served, self.store)
         self.models = Embedders(models)
@@ -119,20 +130,6 @@ class Workspace:
         index_path = default_index_path(root, Path(index_dir).expanduser() if index_dir else None)
         return cls(root, config or Config(), index_path, embedders)
 
-    def _start_from_base(self, base: Path, models: Embedders) -> base_index.Manifest:
-        """Check the base index's models against this groundls's and make the workspace's index
-        an overlay of it (once per base); the next index run fills it with what differs."""
-        manifest = base_index.read_manifest(base)
-        wanted = {}
-        for space in self.policy.all_spaces:
-            if space in manifest.spaces and space != SERVED_SPACE:
-                model = models.get(space)
-                wanted[space] = {"model": model.name, "version": model.version, "dim": model.dim}
-        base_index.check_models(manifest, wanted, base.name)
-        if base_index.start_overlay(self.index_path, manifest):
-            log.info("index reads base %s (commit %s)", base.name, manifest.commit or "-")
-        return manifest
-
     def export(self, dest: Path) -> base_index.Manifest:
         """Write this index as a base for others (see ``groundls.index.storage.base``)."""
         if isinstance(self.store, LayeredStore):
@@ -142,20 +139,16 @@ class Workspace:
             )
         return base_index.export(self.index_path, self.root, dest)
 
+    def publish(self, url: str) -> Published:
+        """Bring the served store at ``url`` to this index (the indexing role)."""
+        if self.base is not None or self.served:
+            raise WorkspaceError("publish from an index built without --base or --store")
+        return publish_to(url, self.index_path, self.root)
+
     def base_status(self) -> dict[str, Any] | None:
-        """The base index this workspace reads: its file, commit, and how many files
-        differ from it (changed, new or deleted)."""
-        if self.base is None or self.base_manifest is None:
-            return None
-        return {
-            "file": self.base.name,
-            "commit": self.base_manifest.commit,
-            "dirty": self.base_manifest.dirty,
-            "created": self.base_manifest.created,
-            "overlaid": self.store.overlaid() if isinstance(self.store, LayeredStore) else 0,
-            "stale_keyword_totals": isinstance(self.store, LayeredStore)
-            and self.store.base_totals_stale,
-        }
+        """The base index or served store this workspace reads, and how many files differ
+        from it (changed, new or deleted)."""
+        return opened_status(self.opened)
 
     # -- indexing ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from groundls import bench, wire
+from groundls.cli import store
 from groundls.cli.common import (
     CliError,
     add_common,
@@ -25,7 +26,12 @@ from groundls.cli.common import (
     run_index,
 )
 from groundls.results import Explanation, Hit, QuestionLanguage
-from groundls.workspace import RayPlan, RayUnavailable, describe_base
+from groundls.workspace import (
+    RayPlan,
+    RayUnavailable,
+    describe_base,
+    store_url,
+)
 
 
 def register(sub: Any) -> None:
@@ -113,7 +119,9 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     if args.path:
         args.workspace = args.path
-    workspace = open_workspace(args, ensure_indexed=False)
+    # the index is built here as always, then published to the served store
+    publish_to, args.store = store_url(args.store or ""), None
+    workspace = open_workspace(args, ensure_indexed=False, own_index=bool(publish_to))
     quiet = args.quiet or not sys.stderr.isatty()
     ray = None
     if args.ray:
@@ -129,6 +137,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         filled, wanted = workspace.deep_status()
         unavailable = workspace.unavailable_spaces
         manifest = workspace.export(Path(args.export)) if args.export else None
+        published = store.publish(workspace, publish_to, quiet) if publish_to else None
     finally:
         workspace.close()
     if args.json:
@@ -136,6 +145,8 @@ def cmd_index(args: argparse.Namespace) -> int:
         out["deep"] = {"embedded": deep, "filled": filled, "wanted": wanted}
         if manifest is not None:
             out["export"] = {"file": Path(args.export).name, **asdict(manifest)}
+        if published is not None:
+            out["published"] = asdict(published)
         print(json.dumps(out, ensure_ascii=False))
         return 0
     print(report.summary)
@@ -146,6 +157,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             f"exported {Path(args.export).name}: {manifest.files} files, {manifest.chunks} chunks,"
             f" {commit}{' (with local changes)' if manifest.dirty else ''}"
         )
+    if published is not None:
+        store.print_published(published, publish_to)
     if args.deep:
         print(f"deep tier: embedded {deep} chunks, {filled} of {wanted} ready")
     elif filled < wanted:

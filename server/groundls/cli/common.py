@@ -23,7 +23,7 @@ from rich.progress import (
 
 from groundls.config import Config
 from groundls.results import MAX_K, IndexProgress, IndexReport, SearchFilters, WorkspaceError
-from groundls.workspace import RayPlan, Workspace
+from groundls.workspace import RayPlan, Workspace, store_url
 
 #: Deep-tier chunks embedded between progress-bar updates.
 DEEP_STEP = 64
@@ -50,6 +50,13 @@ def add_common(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="read this shared base index in place (`groundls index --export`); only the files "
         "that differ are indexed here (setting index.base)",
+    )
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="read the team index served from PostgreSQL (postgresql://user@host/db; the "
+        "password from PGPASSWORD or ~/.pgpass); `index --store` publishes to it (setting "
+        "index.store, env GROUNDLS_STORE)",
     )
 
 
@@ -96,17 +103,24 @@ def load_config(args: argparse.Namespace) -> Config:
         print(f"groundls: warning: {warning}", file=sys.stderr)
     if getattr(args, "base", None):
         config.index.base = args.base
+    config.index.store = store_url(getattr(args, "store", None) or config.index.store)
     return config
 
 
-def open_workspace(args: argparse.Namespace, *, ensure_indexed: bool = True) -> Workspace:
+def open_workspace(
+    args: argparse.Namespace, *, ensure_indexed: bool = True, own_index: bool = False
+) -> Workspace:
     """Open the workspace; index it first if it has no index yet, or a model change left files
-    to index again (searching first would find nothing of theirs)."""
+    to index again (searching first would find nothing of theirs). ``own_index``: its own
+    index even where a served store is named (the one that publishes to it)."""
+    config = load_config(args)
+    if own_index:
+        config.index.store = ""
     try:
-        workspace = Workspace.open(args.workspace, load_config(args), args.index_dir)
+        workspace = Workspace.open(args.workspace, config, args.index_dir)
     except WorkspaceError as exc:
         raise CliError(str(exc)) from exc
-    if ensure_indexed and workspace.base is not None:
+    if ensure_indexed and (workspace.base is not None or workspace.served):
         workspace.refresh()  # files that differ from the base (a stat-only walk when none do)
     elif ensure_indexed and not workspace.has_current_index:
         run_index(workspace, quiet=not sys.stderr.isatty())

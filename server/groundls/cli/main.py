@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from groundls import __version__
-from groundls.cli import ask, commands
+from groundls.cli import ask, commands, store
 from groundls.cli.common import CliError
 
 
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.register(sub)
     ask.register(sub)
+    store.register(sub)
     # Listed for --help only: main() hands `serve ...` to the language server's own parser.
     sub.add_parser("serve", help="run the language server (`groundls serve --help` for options)")
     return parser

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from groundls.config import Config
+from groundls.workspace import store_url
 
 SECTION = "groundls"
 
@@ -72,6 +73,7 @@ class Settings:
         )
         old = self.config
         self.config, warnings = Config.from_dict(raw)
+        self.config.index.store = store_url(self.config.index.store)  # or GROUNDLS_STORE
         return old, self.config, warnings
 
 

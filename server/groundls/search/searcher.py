@@ -244,8 +244,13 @@ class Searcher:
             if space in filled:  # it holds vectors this search went without
                 evidence.missing.setdefault(space, why)
         notice = "; ".join(
-            f"searched without the {space} vectors: {why}"
-            for space, why in evidence.missing.items()
+            [
+                *(
+                    f"searched without the {space} vectors: {why}"
+                    for space, why in evidence.missing.items()
+                ),
+                *([self.store.problem] if self.store.problem else []),
+            ]
         )
         return SearchResult(
             tuple(kept),

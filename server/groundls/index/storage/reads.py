@@ -86,6 +86,11 @@ class StoreReads(KeywordReads):
                 self._all.append(conn)
         return conn
 
+    @property
+    def problem(self) -> str:
+        """Why some of the index cannot be read now ("" when all of it can)."""
+        return ""
+
     def _on_connect(self, conn: Any) -> None:
         """Prepare a new connection (a store over a base attaches it here)."""
 

@@ -1,0 +1,60 @@
+"""What a served store was built from: its manifest in ``groundls_meta``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from groundls.chunkers import CHUNKER_VERSION
+from groundls.index.storage.served.connection import StoreUnavailable
+
+_KEY = "manifest"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The groundls, chunker and models a store was published with, the local index it was
+    published from, the workspace's commit, and how many publishes it has seen."""
+
+    groundls: str
+    chunker: int
+    #: space -> {model, version, dim[, parts]}
+    spaces: dict[str, dict[str, Any]]
+    source: str
+    commit: str
+    seq: int
+
+
+def read_manifest(conn: Any) -> Manifest | None:
+    row = conn.execute("SELECT value FROM groundls_meta WHERE key = %s", (_KEY,)).fetchone()
+    return Manifest(**json.loads(row[0])) if row else None
+
+
+def write_manifest(conn: Any, manifest: Manifest) -> None:
+    conn.execute(
+        "INSERT INTO groundls_meta (key, value) VALUES (%s, %s)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (_KEY, json.dumps(asdict(manifest))),
+    )
+
+
+def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]]) -> None:
+    """Refuse a store chunked or embedded otherwise than this groundls would (``wanted``: space
+    -> {model, version, dim})."""
+    if manifest.chunker != CHUNKER_VERSION:
+        raise StoreUnavailable(
+            f"the store was chunked by chunker version {manifest.chunker}, this groundls uses"
+            f" {CHUNKER_VERSION}: publish it again with this version"
+        )
+    for space, model in wanted.items():
+        theirs = manifest.spaces.get(space)
+        if theirs is None:
+            continue
+        keys = ("model", "version", "dim")
+        if [theirs.get(k) for k in keys] != [model.get(k) for k in keys]:
+            raise StoreUnavailable(
+                f"the store's {space} space was built with {theirs.get('model')}"
+                f" {theirs.get('version')}, this groundls uses {model.get('model')}"
+                f" {model.get('version')}: publish it again with this version"
+            )
