@@ -32,6 +32,7 @@ from groundls.bench_search import (
     bench_search_during_fill,
     percentile,
 )
+from groundls.bench_store import run_store
 from groundls.chunkers import Chunk, chunk_file, sentence_parts
 from groundls.config import Config
 from groundls.index.embed.spaces import PARTS_SPACE
@@ -214,8 +215,9 @@ def _print_searches(workspace: Workspace, chunks: int) -> None:
     )
 
 
-def run(workspace_path: Path, config: Config, synthetic: int) -> int:
-    """Measure everything on ``workspace_path`` and a synthetic index of ``synthetic`` chunks."""
+def run(workspace_path: Path, config: Config, synthetic: int, store: str = "") -> int:
+    """Measure everything on ``workspace_path`` and a synthetic index of ``synthetic`` chunks
+    (with ``store``: that index built, exported and published to the served store too)."""
     work = Path(tempfile.mkdtemp(prefix="groundls-bench-"))
     try:
         print(f"groundls bench on {workspace_path.resolve().name} ({time.strftime('%Y-%m-%d')})")
@@ -248,7 +250,10 @@ def run(workspace_path: Path, config: Config, synthetic: int) -> int:
         for space, seed in seeds.items():
             print(f"  {space}: synthetic vectors are made around {len(seed.real)} real ones")
         workspace.close()
-        bench_synthetic(work, config, synthetic, seeds)
+        if store:
+            run_store(work, config, store, synthetic, seeds)
+        else:
+            bench_synthetic(work, config, synthetic, seeds)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS: {peak:.0f} MB")
     finally:

@@ -380,11 +380,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         finally:
             workspace.close()
     synthetic = 10_000 if args.quick else args.synthetic
-    return bench.run(Path(args.workspace), load_config(args), synthetic)
+    config = load_config(args)
+    store, config.index.store = config.index.store, ""  # the bench publishes to it
+    return bench.run(Path(args.workspace), config, synthetic, store)
 
 
-#: Skipped documents listed by name (the rest are counted; ``groundls stats --json`` has all).
-_SKIPPED_SHOWN = 20
+_SKIPPED_SHOWN = 20  # documents listed by name (``groundls stats --json`` has all)
 
 
 def _print_skipped(files: list[tuple[str, str]]) -> None:

@@ -12,7 +12,7 @@ import hashlib
 import json
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,11 @@ def publish(index_path: Path, conn: Any, commit: str = "") -> Published:
                     seq=seq,
                 ),
             )
+        if changed or removed:
+            # the rows a bulk copy left in the keyword index's pending list, and fresh
+            # statistics, so the planner reaches for the indexes
+            conn.execute("SELECT gin_clean_pending_list('chunks_by_terms')")
+            conn.execute("ANALYZE")
         return Published(len(changed), len(removed), chunks, replace_all)
     finally:
         local.close()
@@ -162,39 +167,55 @@ def _copy_files(
         ):
             if row[0] in wanted:
                 copy.write_row((*row, signatures[row[0]]))
-    rows = [r for r in local.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks") if r[2] in wanted]
-    path_of = {int(r[0]): str(r[2]) for r in rows}
-    terms = _terms_of(local, path_of)
-    with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}, tokens, terms) FROM STDIN") as copy:
-        for row in rows:
-            head, body = terms.get(int(row[0]), ([], []))
-            copy.write_row((*row[:16], row[16] or 0, row[17] or "", *tsvector(head, body)))
+    path_of = {
+        int(rowid): str(path)
+        for rowid, path in local.execute("SELECT id, path FROM chunks")
+        if path in wanted
+    }
+    _copy_chunks(local, conn, path_of)
     with conn.cursor().copy("COPY chunk_names (chunk, name, path) FROM STDIN") as copy:
         for chunk, name in local.execute("SELECT chunk, name FROM chunk_names"):
             if chunk in path_of:
                 copy.write_row((chunk, name, path_of[chunk]))
     for space, spec in spaces.items():
-        _copy_vectors(local, conn, space, path_of, parts=False)
-        if spec.get("parts"):
-            _copy_vectors(local, conn, space, path_of, parts=True)
-    return len(rows)
+        for parts in (False, True) if spec.get("parts") else (False,):
+            _copy_vectors(local, conn, space, path_of, parts=parts)
+            schema.index_vectors(conn, schema.vector_table(space, parts))
+    return len(path_of)
 
 
-def _terms_of(local: Any, path_of: dict[int, str]) -> dict[int, tuple[list, list]]:
-    """Each chunk's keyword tokens as FTS5 holds them: (head, body), each a list of
-    (offset, term)."""
+def _copy_chunks(local: Any, conn: Any, path_of: dict[int, str]) -> None:
+    """Copy the chunks in ``path_of`` with their keyword terms, both read in id order."""
+    terms = _terms_by_chunk(local)
+    pending = next(terms, None)
+    with conn.cursor().copy(f"COPY chunks ({_CHUNK_COLUMNS}, tokens, terms) FROM STDIN") as copy:
+        for row in local.execute(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY id"):
+            rowid = int(row[0])
+            if rowid not in path_of:
+                continue
+            while pending is not None and pending[0] < rowid:
+                pending = next(terms, None)
+            head, body = pending[1:] if pending is not None and pending[0] == rowid else ([], [])
+            copy.write_row((*row[:16], row[16] or 0, row[17] or "", *tsvector(head, body)))
+
+
+def _terms_by_chunk(local: Any) -> Iterator[tuple[int, list, list]]:
+    """Each chunk's keyword tokens as FTS5 holds them, in chunk order: (chunk, head, body),
+    each a list of (offset, term). SQLite groups them on disk, so memory stays flat."""
     local.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_instances"
         " USING fts5vocab(main, chunks_fts, 'instance')"
     )
-    out: dict[int, tuple[list, list]] = {}
-    for term, doc, column, offset in local.execute(
-        "SELECT term, doc, col, offset FROM temp.fts_instances"
+    for doc, packed in local.execute(
+        "SELECT doc, group_concat(col || char(31) || offset || char(31) || term, char(30))"
+        " FROM temp.fts_instances GROUP BY doc ORDER BY doc"
     ):
-        if doc in path_of:
-            pair = out.setdefault(doc, ([], []))
-            pair[0 if column == "head" else 1].append((offset, term))
-    return out
+        head: list[tuple[int, str]] = []
+        body: list[tuple[int, str]] = []
+        for item in packed.split("\x1e"):
+            column, offset, term = item.split("\x1f")
+            (head if column == "head" else body).append((int(offset), term))
+        yield int(doc), head, body
 
 
 def _copy_vectors(

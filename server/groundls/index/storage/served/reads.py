@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from groundls.index.storage.ann import ANN_FROM
 from groundls.index.storage.keyword_reads import _kinds_languages
 from groundls.index.storage.reads import PART_STRIDE
 from groundls.index.storage.served import keyword, schema
@@ -30,6 +29,11 @@ log = logging.getLogger("groundls.index")
 
 #: Seconds before a served store that stopped answering is asked again.
 RETRY_S = 10.0
+#: Below this many vectors a table is searched exactly (a scan costs less than a graph's
+#: misses; BENCHMARKS.md).
+EXACT_BELOW = 20_000
+#: Seconds a reader trusts that the store was not published again.
+SEQ_CHECK_S = 1.0
 HIT_COLUMNS = (
     "id, chunk_id, path, start_line, end_line, kind, language, text_type, title, breadcrumb,"
     " text, place"
@@ -46,6 +50,13 @@ def scope_sql(scope: SearchFilters | None, prefix: str = "") -> tuple[str, list[
     return sql, params
 
 
+def prepare(conn: Any) -> None:
+    """A reader's session: HNSW searches explore ``EF_SEARCH`` candidates, and go on past
+    rows the reader may not see until they have ``k`` in exact order."""
+    conn.execute(f"SET hnsw.ef_search = {schema.EF_SEARCH}")
+    conn.execute("SET hnsw.iterative_scan = strict_order")
+
+
 class ServedReads:
     """Reads of one served store: a connection per thread, totals kept per publish."""
 
@@ -55,6 +66,7 @@ class ServedReads:
         self._lock = threading.Lock()
         self._all: list[Any] = []
         self._cached: tuple[int, dict[str, Any]] = (-1, {})
+        self._seq_read_at = -SEQ_CHECK_S
         #: why the last read failed ("" while the server answers), and when to try again
         self.problem = ""
         self._retry_at = 0.0
@@ -78,9 +90,9 @@ class ServedReads:
         conn = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
             conn = connect(self.url)
-            conn.execute(f"SET hnsw.ef_search = {schema.EF_SEARCH}")
-            conn.execute("SET hnsw.iterative_scan = strict_order")
+            prepare(conn)
             self._local.conn = conn
+            self._local.ef = schema.EF_SEARCH
             with self._lock:
                 self._all.append(conn)
         return conn
@@ -91,7 +103,8 @@ class ServedReads:
         if self.problem and time.monotonic() < self._retry_at:
             return []
         try:
-            rows = self.conn.execute(sql, params).fetchall()
+            cursor = self.conn.execute(sql, params or None)
+            rows = cursor.fetchall() if cursor.description else []
         except Exception as exc:  # noqa: BLE001 - a server gone, a refused login, a lost role
             why = str(exc) if isinstance(exc, StoreUnavailable) else reason(exc)
             self.problem = f"the served store failed ({why}): results from this editor's files only"
@@ -115,13 +128,15 @@ class ServedReads:
             self._all.clear()
 
     def _per_publish(self) -> dict[str, Any]:
-        """A cache emptied whenever the store is published again."""
-        row = self.one("SELECT value::json->>'seq' FROM groundls_meta WHERE key = 'manifest'")
-        if row is None:
-            return {}  # not kept while the server does not answer
-        seq = int(row[0])
-        if self._cached[0] != seq:
-            self._cached = (seq, {})
+        """A cache emptied when the store is published again (looked at once a second)."""
+        now = time.monotonic()
+        if now - self._seq_read_at > SEQ_CHECK_S:
+            row = self.one("SELECT value::json->>'seq' FROM groundls_meta WHERE key = 'manifest'")
+            if row is None:
+                return {}  # not kept while the server does not answer
+            self._seq_read_at = now
+            if self._cached[0] != int(row[0]):
+                self._cached = (int(row[0]), {})
         return self._cached[1]
 
     # -- vectors -----------------------------------------------------------------------------
@@ -144,17 +159,27 @@ class ServedReads:
         key = "part" if parts else "chunk"
         where, params = scope_sql(scope)
         text = "[" + ",".join(map(repr, np.asarray(vector, dtype=np.float32).tolist())) + "]"
-        # below the size where the SQLite index searches a graph, every vector is compared
-        order = "d + 0" if self.vector_count(table) < ANN_FROM else "d"
-        rows = self.run(
-            f"SELECT * FROM (SELECT {key}, embedding <=> %s::{schema.VECTOR_TYPE} AS d"
-            f" FROM {table} WHERE true{where}) v ORDER BY {order} LIMIT %s"
-            if order != "d"
-            else f"SELECT {key}, embedding <=> %s::{schema.VECTOR_TYPE} AS d FROM {table}"
-            f" WHERE true{where} ORDER BY d LIMIT %s",
-            [text, *params, k],
-        )
+        distance = f"embedding <=> %s::{schema.VECTOR_TYPE}"
+        if self.vector_count(table) < EXACT_BELOW:
+            # every vector compared, as the SQLite index does up to its graph's size
+            sql = (
+                f"SELECT * FROM (SELECT {key}, {distance} AS d FROM {table} WHERE true{where})"
+                " v ORDER BY d + 0 LIMIT %s"
+            )
+        else:
+            self._explore(k)
+            sql = (
+                f"SELECT {key}, {distance} AS d FROM {table} WHERE true{where} ORDER BY d LIMIT %s"
+            )
+        rows = self.run(sql, [text, *params, k])
         return [(int(r), float(d)) for r, d in rows]
+
+    def _explore(self, k: int) -> None:
+        """HNSW explores at least twice the neighbours a search asks for."""
+        wanted = max(schema.EF_SEARCH, 2 * k)
+        if getattr(self._local, "ef", None) != wanted:
+            self.run(f"SET hnsw.ef_search = {int(wanted)}")
+            self._local.ef = wanted
 
     def vector_count(self, table: str) -> int:
         cache = self._per_publish()
@@ -224,11 +249,7 @@ class ServedReads:
         return sorted(scored, key=lambda hit: (-hit[1], hit[0]))[:k]
 
     def term_present(self, expression: str) -> bool:
-        phrase_list = keyword.phrases(expression)
-        if not phrase_list:
-            return False
-        query = keyword.tsquery(phrase_list)
-        return bool(self.run("SELECT 1 FROM chunks WHERE terms @@ %s::tsquery LIMIT 1", (query,)))
+        return any(self.documents(p) for p in keyword.phrases(expression))
 
     # -- chunks and files --------------------------------------------------------------------
 

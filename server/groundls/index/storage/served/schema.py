@@ -148,7 +148,9 @@ def vector_table(space: str, parts: bool = False) -> str:
 
 
 def ensure_vectors(conn: Any, space: str, dim: int, parts: bool = False) -> str:
-    """Create a space's vector table with its HNSW index and policy unless it exists."""
+    """Create a space's vector table and its policy unless it exists (its HNSW index is made
+    by :func:`index_vectors` once the first vectors are in: a graph built over them all is
+    faster to make than one grown row by row)."""
     table = vector_table(space, parts)
     if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is not None:
         return table
@@ -159,10 +161,16 @@ def ensure_vectors(conn: Any, space: str, dim: int, parts: bool = False) -> str:
             f" language TEXT NOT NULL, embedding {VECTOR_TYPE}({int(dim)}) NOT NULL,"
             " restricted NAME NOT NULL DEFAULT '')"
         )
-        conn.execute(
-            f"CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding {VECTOR_TYPE}_cosine_ops)"
-            f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
-        )
         conn.execute(f"CREATE INDEX {table}_by_path ON {table} (path)")
         conn.execute(_policy(table))
     return table
+
+
+def index_vectors(conn: Any, table: str) -> None:
+    """The HNSW index of a vector table, unless it has one."""
+    conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} USING hnsw"
+        f" (embedding {VECTOR_TYPE}_cosine_ops)"
+        f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+    )

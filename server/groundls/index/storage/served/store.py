@@ -315,8 +315,11 @@ class ServedStore(Store):
     def stats(self) -> dict[str, Any]:
         out = super().stats()
         totals = self.served.totals()
-        out["served"] = {"chunks": totals.rows, "files": len(self.served.files())}
-        out["chunks"] += totals.rows
+        overlaid = set(self._overlaid_paths())
+        files = sum(1 for row in self.served.files() if row[0] not in overlaid)
+        out["served"] = {"chunks": totals.rows, "files": files}
+        out["chunks"] += totals.rows - len(self._shadowed())
+        out["files"] += files
         return out
 
     # -- writes: always to the overlay -------------------------------------------------------
