@@ -343,8 +343,7 @@ def public(work: Path, eval_dir: Path, which: list[str], per_query: bool) -> dic
 def pairs(sets: list[str], work: Path, eval_dir: Path) -> None:
     """Prints one row per (question language -> document language, development or held out):
     the full ranking's nDCG@10 beside each model's list alone (same signals after it)."""
-    global KEEP, SERVED
-    SERVED = args.served or ""
+    global KEEP
     Searcher._rank = _rank_kept  # type: ignore[method-assign]
     table: dict[tuple[str, str, bool], dict[str, float]] = {}
     for keep in ("", *MODELS):
