@@ -192,3 +192,19 @@ def test_a_server_gone_mid_search_leaves_the_overlay_and_says_so(team_ws, tmp_pa
         assert "served store failed" in (editor.base_status() or {})["problem"]
     finally:
         editor.close()
+
+
+def test_a_ray_build_publishes_the_same_index(team_ws, tmp_path, database, capsys):
+    pytest.importorskip("ray.data", reason="needs groundls[ray] (scripts/test.sh installs it)")
+    args = ["index", str(team_ws), "--index-dir", str(tmp_path / "ray"), "--store", database]
+    assert cli([*args, "--ray", "--workers", "1"]) == 0
+    assert "published to postgresql database" in capsys.readouterr().out
+    own = Workspace.open(team_ws, Config(), tmp_path / "local")
+    own.index()
+    editor = Workspace.open(team_ws, reading(database), tmp_path / "editor")
+    try:
+        for query in QUERIES:
+            assert places(editor, query) == places(own, query), query
+    finally:
+        own.close()
+        editor.close()
