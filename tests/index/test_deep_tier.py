@@ -223,3 +223,26 @@ def test_with_the_real_models_a_questions_candidates_get_their_deep_vectors_firs
         assert not any(p.startswith("pkg/backup_") for p in filled_paths)
     finally:
         workspace.close()
+
+
+def test_a_filled_space_frees_minilms_batch_session_until_a_file_changes(tmp_path: Path) -> None:
+    """The batch session's buffers grow with the largest batch it ran; once MiniLM's space is
+    filled, only the query session stays loaded, and the next fill loads the batch one again."""
+    root = tmp_path / "ws"
+    write(root, {"a.py": CODE, "b.py": CODE.replace("upload", "download")})
+    minilm = MiniLMEmbedder()
+    models = {**fakes(), "minilm": minilm}
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    ws = Workspace.open(root, config, tmp_path / "index", embedders=models)
+    try:
+        ws.index()
+        assert minilm._model is not None
+        assert ws.fill_deep(spaces=["minilm"]) > 0
+        assert minilm._model is None  # filled: the batch session is gone
+        write(root, {"c.py": CODE.replace("upload", "archive")})
+        ws.index()
+        assert ws.fill_deep(spaces=["minilm"]) == 1
+        assert ws.store.count_in("minilm") == 3 and minilm._model is None
+        assert minilm.embed(["def f(): pass"]).shape == (1, 384)  # loaded again on demand
+    finally:
+        ws.close()

@@ -105,6 +105,8 @@ class DeepFill:
                 room = DEEP_BATCH if max_chunks is None else min(DEEP_BATCH, max_chunks - done)
                 todo = self._deep_todo(space, room, scan=scan)
                 if not todo:
+                    if scan:  # the space is filled: its batch buffers go back until a change
+                        getattr(model, "release_batch", lambda: None)()
                     break
                 texts = {h: t for _, h, t in todo}
                 blobs = {h: self.store.stored_vector(space, h) for h in texts}

@@ -27,6 +27,7 @@ from groundls.chunkers.textrules import head_within
 from groundls.cpu import CpuMeter
 from groundls.index.embed.static_model import StaticEmbedder
 from groundls.index.embed.threads import QueryFirst, _threads, cores_free_for
+from groundls.memory import give_back_memory
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -90,19 +91,32 @@ class MiniLMEmbedder:
                 dim=self.dim,
                 model_file=str(model_file),
             )
-        self._model = TextEmbedding(
-            model_id,
-            specific_model_path=str(_MODELS_DIR / "all-MiniLM-L6-v2"),
-            threads=_threads(),
-        )
         self._new_session = functools.partial(
             TextEmbedding, model_id, specific_model_path=str(_MODELS_DIR / "all-MiniLM-L6-v2")
         )
+        self._batch_lock = threading.Lock()
+        self._model: Any = self._new_session(threads=_threads())
         self._query_model: Any = None
         self._query_lock = threading.Lock()
         self._batch_size = batch_size
         self._gate = QueryFirst()
         self._meter = CpuMeter()
+
+    def _batch_session(self) -> Any:
+        """The session with every thread, for batches (loaded again after a release)."""
+        with self._batch_lock:
+            if self._model is None:
+                self._model = self._new_session(threads=_threads())
+            return self._model
+
+    def release_batch(self) -> None:
+        """Free the batch session: its buffers grow with the largest batch it ran (hundreds of
+        megabytes) and a filled deep tier needs only the query session until a file changes."""
+        with self._batch_lock:
+            if self._model is None:
+                return
+            self._model = None
+        give_back_memory()
 
     def _one_thread(self) -> Any:
         """The session with one thread (loaded on first use)."""
@@ -128,7 +142,8 @@ class MiniLMEmbedder:
         size = self._batch_size
         # beside other busy processes, the one-thread session (ONNX Runtime's threads wait for
         # each other at every operator, BENCHMARKS.md)
-        model = self._model if cores_free_for(self._meter, _threads()) else self._one_thread()
+        free = cores_free_for(self._meter, _threads())
+        model = self._batch_session() if free else self._one_thread()
         vectors: list[Any] = []
         for start in range(0, len(ordered), size):
             batch = ordered[start : start + size]

@@ -28,7 +28,7 @@ B = 0.75
 MAX_POSITIONS = 256
 MAX_POSITION = 16383
 
-_ITEM = re.compile(r'"((?:[^"]|"")*)"')
+ITEM = re.compile(r'"((?:[^"]|"")*)"')
 _local = threading.local()
 
 
@@ -68,7 +68,7 @@ def tokens(item: str) -> tuple[str, ...]:
 
 def phrases(expression: str) -> list[tuple[str, ...]]:
     """The phrases of an OR of quoted items, as FTS5 reads them (empty ones dropped)."""
-    found = [tokens(item.replace('""', '"')) for item in _ITEM.findall(expression)]
+    found = [tokens(item.replace('""', '"')) for item in ITEM.findall(expression)]
     return list(dict.fromkeys(p for p in found if p))
 
 

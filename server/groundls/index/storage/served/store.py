@@ -18,7 +18,7 @@ import numpy as np
 from groundls.chunkers import MEMBERS, Chunk
 from groundls.index.storage.layered import OVERLAY_FIRST
 from groundls.index.storage.reads import PART_STRIDE, _row_to_hit
-from groundls.index.storage.served.keyword import phrases
+from groundls.index.storage.served.keyword import ITEM, phrases
 from groundls.index.storage.served.reads import HIT_COLUMNS, ServedReads
 from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.terms import bm25_idf
@@ -135,13 +135,14 @@ class ServedStore(Store):
             return []
         served = self.served.totals().rows
         scores: dict[int, float] = {}
-        for item in expression.split(" OR "):
+        for quoted in ITEM.findall(expression):
+            item = f'"{quoted}"'
             hits = super().keyword(item, max(k, 1) * 4, scope)
             if not hits:
                 continue
             phrase = phrases(item)
             theirs = self.served.documents(phrase[0]) if phrase else 0
-            ours = super()._term_documents(item.strip('"').replace('""', '"'))
+            ours = super()._term_documents(quoted.replace('""', '"'))
             scale = bm25_idf(served + own_total, theirs + ours) / bm25_idf(own_total, ours)
             for rowid, score in hits:
                 scores[rowid] = scores.get(rowid, 0.0) + score * scale
