@@ -217,6 +217,10 @@ class Workspace:
         )
         if self.config.answer.engine == "openai":
             notes.append(self.answers.status().get("sends_to", ""))
+        if self.served:
+            notes.append(
+                f"search questions (their words and vectors) to {describe_store(self.served)}"
+            )
         return [n for n in dict.fromkeys(notes) if n]
 
     @property

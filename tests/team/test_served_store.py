@@ -52,6 +52,8 @@ def test_a_served_index_ranks_as_the_local_index_it_was_published_from(team_ws, 
         assert editor.has_current_index  # nothing to index: every file is served as it is
         assert editor.refresh() is None
         assert editor.store.overlaid() == 0
+        assert [n for n in editor.sends_to() if "postgresql database" in n]  # the user sees it
+        assert own.sends_to() == []
         for query in QUERIES:
             mine, theirs = own.search(query), editor.search(query)
             assert places(editor, query) == places(own, query), query
