@@ -30,7 +30,6 @@ from groundls.workspace import (
     RayPlan,
     RayUnavailable,
     describe_base,
-    store_url,
 )
 
 
@@ -119,8 +118,9 @@ def register(sub: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     if args.path:
         args.workspace = args.path
-    # the index is built here as always, then published to the served store
-    publish_to, args.store = store_url(args.store or ""), None
+    # --store: the index is built here as always, then published to that store (without it, a
+    # GROUNDLS_STORE names the store this workspace's overlay lies over, as for a search)
+    publish_to, args.store = args.store or "", None
     workspace = open_workspace(args, ensure_indexed=False, own_index=bool(publish_to))
     quiet = args.quiet or not sys.stderr.isatty()
     ray = None
