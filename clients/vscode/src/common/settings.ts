@@ -26,7 +26,7 @@ export interface ServerConfig {
     allowRemote?: unknown;
     detail?: unknown;
   };
-  index?: { base?: unknown };
+  index?: { base?: unknown; store?: unknown };
 }
 
 /** Settings that only the client uses: how to start the server. */
@@ -62,6 +62,7 @@ export const SERVER_KEYS: readonly string[] = [
   "answer.allowRemote",
   "answer.detail",
   "index.base",
+  "index.store",
 ];
 
 /** Settings holding a file path, where `~` and `${workspaceFolder}` are expanded. */
