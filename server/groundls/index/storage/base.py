@@ -31,7 +31,7 @@ MANIFEST_KEY = "base_manifest"
 #: The oldest index schema a base may have: the first with every table reads use (the names a
 #: chunk binds, ``chunk_names``); later versions changed only the question history.
 SCHEMA_READ = 5
-#: Meta keys of a workspace index made from a base: the base's id and path.
+#: The meta key of an overlay: the id of the shared index it lies over.
 BASE_ID_KEY = "base_id"
 
 
@@ -164,28 +164,37 @@ def _check_schema(path: Path, version: int) -> None:
         )
 
 
-def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]], name: str) -> None:
-    """Refuse a base whose spaces were embedded by other models (or another chunker) than this
-    groundls's (``wanted``: space -> {model, version, dim})."""
+def check_models(
+    manifest: Any,
+    wanted: dict[str, dict[str, Any]],
+    subject: str,
+    redo: str = "export it again",
+    refused: type[WorkspaceError] = BaseRefused,
+) -> None:
+    """Refuse a shared index (a base's or a served store's ``manifest``: its chunker and
+    spaces) whose spaces were embedded by other models, or chunked by another chunker, than
+    this groundls's (``wanted``: space -> {model, version, dim}); ``subject`` names it in the
+    message, ``redo`` says what makes it anew."""
     if manifest.chunker != CHUNKER_VERSION:
-        raise BaseRefused(
-            f"base {name} was chunked by chunker version {manifest.chunker}, this groundls "
-            f"uses {CHUNKER_VERSION}: export it again with this version"
+        raise refused(
+            f"{subject} was chunked by chunker version {manifest.chunker}, this groundls "
+            f"uses {CHUNKER_VERSION}: {redo} with this version"
         )
     for space, model in wanted.items():
         theirs = manifest.spaces.get(space)
         if theirs is not None and _model_of(theirs) != _model_of(model):
-            raise BaseRefused(
-                f"base {name} was built with {theirs.get('model')} {theirs.get('version')} for "
+            raise refused(
+                f"{subject} was built with {theirs.get('model')} {theirs.get('version')} for "
                 f"the {space} space, this groundls uses {model.get('model')} "
-                f"{model.get('version')}: export it again with this version"
+                f"{model.get('version')}: {redo} with this version"
             )
 
 
-def start_overlay(index_path: Path, manifest: Manifest) -> bool:
-    """Make ``index_path`` an overlay of the base ``manifest`` describes unless it already is
-    one: any other index there (a whole index, or the overlay of another base) is removed with
-    the files kept beside it. Returns whether a new overlay was started."""
+def start_overlay(index_path: Path, shared_id: str) -> bool:
+    """Make ``index_path`` an overlay of the shared index ``shared_id`` names (a base's
+    manifest id, a served store's source) unless it already is one: any other index there (a
+    whole index, or the overlay of another) is removed with the files kept beside it. Returns
+    whether a new overlay was started."""
     if index_path.is_file():
         with contextlib.suppress(Exception):
             conn = connect(index_path)
@@ -195,7 +204,7 @@ def start_overlay(index_path: Path, manifest: Manifest) -> bool:
                 ).fetchone()
             finally:
                 conn.close()
-            if row is not None and row[0] == manifest.id:
+            if row is not None and row[0] == shared_id:
                 return False
     index_path.parent.mkdir(parents=True, exist_ok=True)
     for stale in index_path.parent.glob(index_path.stem + ".*"):
@@ -208,7 +217,7 @@ def start_overlay(index_path: Path, manifest: Manifest) -> bool:
         migrate(conn)
         with transaction(conn):
             conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (BASE_ID_KEY, manifest.id)
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (BASE_ID_KEY, shared_id)
             )
     finally:
         conn.close()

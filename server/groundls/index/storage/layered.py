@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from groundls.chunkers import Chunk
 from groundls.index.storage import fts_totals
 from groundls.index.storage.base import BaseRefused
 from groundls.index.storage.keyword_reads import HEAD_WEIGHT, scope_sql
+from groundls.index.storage.overlay import OVERLAID_PATHS, OverlayWrites
 from groundls.index.storage.reads import log
-from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.terms import bm25_idf
 from groundls.index.storage.vector_copies import VectorCopies
 from groundls.index.storage.vector_writes import DEEP_ROW
@@ -43,11 +42,10 @@ _CHUNK_COLUMNS = (
     "id, chunk_id, file_id, path, ord, start_line, end_line, language, kind, text_type, title,"
     " breadcrumb, symbol, signature, text, content_hash"
 )
-_SHADOWED_PATHS = "SELECT path FROM main.files UNION ALL SELECT path FROM main.base_removed"
 _ITEM = re.compile(r'"((?:[^"]|"")*)"')
 
 
-class LayeredStore(Store):
+class LayeredStore(OverlayWrites):
     """The workspace's index as an overlay over a base index file that is only read."""
 
     CHUNKS = "temp.layered_chunks"
@@ -63,16 +61,11 @@ class LayeredStore(Store):
         self._base_hits_of: dict[str, int] = {}
         super().__init__(path)
         conn = self.conn
-        for sql in (
-            # the base's files deleted in the workspace
-            "CREATE TABLE IF NOT EXISTS base_removed (path TEXT PRIMARY KEY)",
-            # the size and time a base file has here (a clone's files are newer than the base's)
-            "CREATE TABLE IF NOT EXISTS base_stats"
-            " (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL)",
-            # the spaces this machine embedded a base chunk in
-            "CREATE TABLE IF NOT EXISTS base_spaces (chunk INTEGER PRIMARY KEY, space TEXT NOT NULL)",
-        ):
-            conn.execute(sql)
+        self._create_overlay_tables()
+        # the spaces this machine embedded a base chunk in
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS base_spaces (chunk INTEGER PRIMARY KEY, space TEXT NOT NULL)"
+        )
         self._base_total = int(conn.execute("SELECT count(*) FROM base.chunks").fetchone()[0])
         #: the base's keyword totals count other chunks than it holds (see ``fts_totals``): it
         #: was exported from an index updated in place before they were kept true
@@ -99,7 +92,7 @@ class LayeredStore(Store):
             f" SELECT {', '.join('c.' + c.strip() for c in _CHUNK_COLUMNS.split(','))},"
             f" trim(c.space || ',' || coalesce(s.space, ''), ','), c.parts, {base_place}"
             " FROM base.chunks c LEFT JOIN main.base_spaces s ON s.chunk = c.id"
-            f" WHERE c.path NOT IN ({_SHADOWED_PATHS})"
+            f" WHERE c.path NOT IN ({OVERLAID_PATHS})"
         )
         conn.execute(
             "CREATE TEMP VIEW layered_files AS"
@@ -107,7 +100,7 @@ class LayeredStore(Store):
             " SELECT f.path, f.checksum, coalesce(t.size, f.size), coalesce(t.mtime_ns,"
             " f.mtime_ns), f.language, f.kind FROM base.files f"
             " LEFT JOIN main.base_stats t ON t.path = f.path"
-            f" WHERE f.path NOT IN ({_SHADOWED_PATHS})"
+            f" WHERE f.path NOT IN ({OVERLAID_PATHS})"
         )
         # a name's chunk is always joined with the chunks above, which drop the shadowed ones
         conn.execute(
@@ -128,17 +121,10 @@ class LayeredStore(Store):
         seq = int(self.get_meta("write_seq") or 0)
         if self._shadow[0] != seq:
             rows = self.conn.execute(
-                f"SELECT id FROM base.chunks WHERE path IN ({_SHADOWED_PATHS})"
+                f"SELECT id FROM base.chunks WHERE path IN ({OVERLAID_PATHS})"
             ).fetchall()
             self._shadow = (seq, frozenset(r[0] for r in rows))
         return self._shadow[1]
-
-    def overlaid(self) -> int:
-        """Files that differ from the base: changed, new or deleted."""
-        row = self.conn.execute(
-            "SELECT (SELECT count(*) FROM main.files) + (SELECT count(*) FROM main.base_removed)"
-        ).fetchone()
-        return int(row[0])
 
     def _in_base(self, path: str) -> bool:
         sql = "SELECT 1 FROM base.files WHERE path = ?"
@@ -274,7 +260,7 @@ class LayeredStore(Store):
                 f"SELECT {DEEP_ROW} FROM (SELECT * FROM base.chunks) c"
                 " LEFT JOIN main.base_spaces s ON s.chunk = c.id WHERE c.id > ?"
                 " AND ',' || c.space || ',' || coalesce(s.space, '') || ',' NOT LIKE ?"
-                f" AND c.path NOT IN ({_SHADOWED_PATHS}) ORDER BY c.id LIMIT ?",
+                f" AND c.path NOT IN ({OVERLAID_PATHS}) ORDER BY c.id LIMIT ?",
                 (after, f"%,{space},%", limit),
             ).fetchall()
         if len(rows) < limit:
@@ -285,39 +271,7 @@ class LayeredStore(Store):
             ).fetchall()
         return rows
 
-    # -- writes: always to the overlay -----------------------------------------------------------
-
-    def replace_file(
-        self,
-        record: FileRecord,
-        chunks: Sequence[Chunk],
-        spaces: Sequence[Sequence[str]],
-        vectors: Sequence[dict[str, bytes]],
-        parts: Sequence[dict[str, list[bytes]]] | None = None,
-    ) -> None:
-        self.conn.execute("DELETE FROM main.base_removed WHERE path = ?", (record.path,))
-        super().replace_file(record, chunks, spaces, vectors, parts)
-
-    def remove_file(self, path: str) -> bool:
-        removed = super().remove_file(path)
-        if (
-            self._in_base(path)
-            and self.conn.execute(
-                "INSERT OR IGNORE INTO main.base_removed(path) VALUES (?)", (path,)
-            ).rowcount
-        ):
-            self._bump_write_seq()
-            return True
-        return removed
-
-    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
-        if self.conn.execute("SELECT 1 FROM main.files WHERE path = ?", (path,)).fetchone():
-            super().touch_file(path, size, mtime_ns)
-            return
-        self.conn.execute(
-            "INSERT OR REPLACE INTO main.base_stats(path, size, mtime_ns) VALUES (?, ?, ?)",
-            (path, size, mtime_ns),
-        )
+    # -- writes: to the overlay (``OverlayWrites``) -------------------------------------------
 
     def _record_space(self, rowid: int, spaces: str, space: str) -> None:
         """A base chunk's new space is noted in the overlay (the base is only read)."""

@@ -13,16 +13,13 @@ from groundls.index.embed.embedders import Embedders
 from groundls.index.embed.spaces import SERVED_SPACE, SpacePolicy
 from groundls.index.storage import base as base_index
 from groundls.index.storage.layered import LayeredStore
+from groundls.index.storage.served.connection import StoreUnavailable
 from groundls.index.storage.served.connection import describe as describe_store
-from groundls.index.storage.served.meta import check_models
 from groundls.index.storage.served.reads import ServedReads
 from groundls.index.storage.served.store import ServedStore
 from groundls.index.storage.store import Store
 
 log = logging.getLogger("groundls.index")
-
-#: The overlay's meta key naming the served index it lies over.
-SERVED_SOURCE_KEY = "served_source"
 
 
 @dataclass
@@ -53,8 +50,9 @@ def open_store(config: Config, index_path: Path, policy: SpacePolicy, models: Em
     if config.index.base:
         base = Path(config.index.base).expanduser().resolve()
         manifest = base_index.read_manifest(base)
-        base_index.check_models(manifest, wanted_models(policy, models, manifest.spaces), base.name)
-        if base_index.start_overlay(index_path, manifest):
+        wanted = wanted_models(policy, models, manifest.spaces)
+        base_index.check_models(manifest, wanted, f"base {base.name}")
+        if base_index.start_overlay(index_path, manifest.id):
             log.info("index reads base %s (commit %s)", base.name, manifest.commit or "-")
         return Opened(LayeredStore(index_path, base), base, manifest)
     if url:
@@ -71,20 +69,14 @@ def _served_store(url: str, index_path: Path, policy: SpacePolicy, models: Embed
     reads = ServedReads(url)
     try:
         manifest = reads.manifest
-        check_models(manifest, wanted_models(policy, models, manifest.spaces))
+        wanted = wanted_models(policy, models, manifest.spaces)
+        base_index.check_models(manifest, wanted, "the store", "publish it again", StoreUnavailable)
         overlay = served_overlay_path(index_path)
-        store = ServedStore(overlay, reads)
+        base_index.start_overlay(overlay, manifest.source)  # anew after a store replaced whole
+        return ServedStore(overlay, reads)
     except Exception:
         reads.close()
         raise
-    if store.get_meta(SERVED_SOURCE_KEY) != manifest.source:
-        store.close()
-        for stale in overlay.parent.glob(overlay.name + "*"):
-            stale.unlink(missing_ok=True)
-        reads = ServedReads(url)
-        store = ServedStore(overlay, reads)
-        store.save_meta(SERVED_SOURCE_KEY, manifest.source)
-    return store
 
 
 def status(opened: Opened) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -189,11 +189,7 @@ class StoreReads(KeywordReads):
         if space not in self._parts_spaces:
             return []
         # a chunk usually has several sentences among the nearest
-        found = self._nearest(f"{space}_parts", vector, k * 4, scope, schema)
-        best: dict[int, float] = {}
-        for part, distance in found:  # nearest first: the first part seen is the chunk's best
-            best.setdefault(part // PART_STRIDE, distance)
-        return list(best.items())[:k]
+        return chunks_of_parts(self._nearest(f"{space}_parts", vector, k * 4, scope, schema), k)
 
     def _nearest(
         self,
@@ -269,10 +265,16 @@ class StoreReads(KeywordReads):
         do not define it."""
         if not names:
             return []
+        return first_definitions(self._definition_rows(names, k, scope))
+
+    def _definition_rows(
+        self, names: Sequence[str], k: int, scope: SearchFilters | None
+    ) -> list[tuple[int, str, int, int, int]]:
+        """The ``k`` best (chunk, name, binding, size, extension) rows in ``definition_order``."""
         where, params = scope_sql(scope, "c.")
         marks = ",".join("?" * len(names))
         sql = (
-            f"SELECT id, name, extension FROM ("
+            f"SELECT id, name, binding, size, extension FROM ("
             f" SELECT c.id, c.symbol AS name, 0 AS binding, length(c.text) AS size,"
             f" c.text_type = 'extension' AS extension FROM {self.CHUNKS} c"
             f" WHERE c.symbol COLLATE NOCASE IN ({marks}) AND c.text_type != '{MEMBERS}'{where}"
@@ -281,15 +283,7 @@ class StoreReads(KeywordReads):
             f" JOIN {self.CHUNKS} c ON c.id = n.chunk WHERE n.name COLLATE NOCASE IN ({marks}){where})"
             f" ORDER BY name IN ({marks}) DESC, binding, extension, size DESC LIMIT ?"
         )
-        rows = self.conn.execute(sql, [*names, *params, *names, *params, *names, k]).fetchall()
-        # a type's extension gives way to the type's definition, not to a namesake in another
-        # case (the ``helpers`` method beside the ``Helpers`` module)
-        defined = {name for _, name, extension in rows if not extension}
-        seen: dict[int, str] = {}
-        for rowid, name, extension in rows:
-            if not (extension and name in defined):
-                seen.setdefault(rowid, name)
-        return list(seen.items())
+        return self.conn.execute(sql, [*names, *params, *names, *params, *names, k]).fetchall()
 
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
         row = self.conn.execute(
@@ -374,6 +368,31 @@ class StoreReads(KeywordReads):
             f"SELECT embedding FROM {schema}.vec_{space} WHERE chunk = ?", (rowid,)
         ).fetchone()
         return row[0] if row else None
+
+
+def definition_order(names: Sequence[str]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
+    """Definition rows' order: names as asked, definitions, a type before its extensions, longest."""
+    exact = set(names)
+    return lambda row: (row[1] not in exact, row[2], row[4], -row[3])
+
+
+def first_definitions(rows: Sequence[Sequence[Any]]) -> list[tuple[int, str]]:
+    """(chunk, name) of definition rows, each chunk once; a type's extension gives way to the
+    type's definition, not to a namesake in another case (``helpers`` beside ``Helpers``)."""
+    defined = {row[1] for row in rows if not row[4]}
+    seen: dict[int, str] = {}
+    for rowid, name, _, _, extension in rows:
+        if not (extension and name in defined):
+            seen.setdefault(rowid, name)
+    return list(seen.items())
+
+
+def chunks_of_parts(found: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The ``k`` chunks of sentence vectors ``found`` nearest first, at their best's distance."""
+    best: dict[int, float] = {}
+    for part, distance in found:  # nearest first: the first part seen is the chunk's best
+        best.setdefault(part // PART_STRIDE, distance)
+    return list(best.items())[:k]
 
 
 def _key_column(table: str) -> str:

@@ -6,9 +6,6 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from groundls.chunkers import CHUNKER_VERSION
-from groundls.index.storage.served.connection import StoreUnavailable
-
 _KEY = "manifest"
 
 
@@ -37,24 +34,3 @@ def write_manifest(conn: Any, manifest: Manifest) -> None:
         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         (_KEY, json.dumps(asdict(manifest))),
     )
-
-
-def check_models(manifest: Manifest, wanted: dict[str, dict[str, Any]]) -> None:
-    """Refuse a store chunked or embedded otherwise than this groundls would (``wanted``: space
-    -> {model, version, dim})."""
-    if manifest.chunker != CHUNKER_VERSION:
-        raise StoreUnavailable(
-            f"the store was chunked by chunker version {manifest.chunker}, this groundls uses"
-            f" {CHUNKER_VERSION}: publish it again with this version"
-        )
-    for space, model in wanted.items():
-        theirs = manifest.spaces.get(space)
-        if theirs is None:
-            continue
-        keys = ("model", "version", "dim")
-        if [theirs.get(k) for k in keys] != [model.get(k) for k in keys]:
-            raise StoreUnavailable(
-                f"the store's {space} space was built with {theirs.get('model')}"
-                f" {theirs.get('version')}, this groundls uses {model.get('model')}"
-                f" {model.get('version')}: publish it again with this version"
-            )

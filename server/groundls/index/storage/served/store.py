@@ -15,23 +15,26 @@ from typing import Any
 
 import numpy as np
 
-from groundls.chunkers import MEMBERS, Chunk
+from groundls.chunkers import MEMBERS
 from groundls.index.storage.layered import OVERLAY_FIRST
-from groundls.index.storage.reads import PART_STRIDE, _row_to_hit
+from groundls.index.storage.overlay import OVERLAID_PATHS, OverlayWrites
+from groundls.index.storage.reads import (
+    _row_to_hit,
+    chunks_of_parts,
+    definition_order,
+    first_definitions,
+)
 from groundls.index.storage.served.keyword import ITEM, phrases
 from groundls.index.storage.served.reads import HIT_COLUMNS, ServedReads
-from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.terms import bm25_idf
 from groundls.results import Hit, SearchFilters
-
-_OVERLAID = "SELECT path FROM files UNION ALL SELECT path FROM base_removed"
 
 
 def _served(rowid: int) -> bool:
     return rowid < OVERLAY_FIRST
 
 
-class ServedStore(Store):
+class ServedStore(OverlayWrites):
     """The workspace's index as an overlay over a served store that is only read."""
 
     FIRST_ID = OVERLAY_FIRST
@@ -40,12 +43,7 @@ class ServedStore(Store):
         self.served = served
         self._shadow: tuple[int, frozenset[int]] = (-1, frozenset())
         super().__init__(path)
-        for sql in (
-            "CREATE TABLE IF NOT EXISTS base_removed (path TEXT PRIMARY KEY)",
-            "CREATE TABLE IF NOT EXISTS base_stats"
-            " (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL)",
-        ):
-            self.conn.execute(sql)
+        self._create_overlay_tables()
 
     def close(self) -> None:
         super().close()
@@ -58,16 +56,16 @@ class ServedStore(Store):
     # -- what the overlay hides ------------------------------------------------------------
 
     def _overlaid_paths(self) -> list[str]:
-        return [r[0] for r in self.conn.execute(_OVERLAID).fetchall()]
+        return [r[0] for r in self.conn.execute(OVERLAID_PATHS).fetchall()]
+
+    def _in_base(self, path: str) -> bool:
+        return bool(self.served.run("SELECT 1 FROM files WHERE path = %s", (path,)))
 
     def _shadowed(self) -> frozenset[int]:
         seq = int(self.get_meta("write_seq") or 0)
         if self._shadow[0] != seq:
             self._shadow = (seq, self.served.shadowed(self._overlaid_paths()))
         return self._shadow[1]
-
-    def overlaid(self) -> int:
-        return len(self._overlaid_paths())
 
     # -- vectors -----------------------------------------------------------------------------
 
@@ -92,11 +90,8 @@ class ServedStore(Store):
         shadowed = self._shadowed()
         deeper = k + min(len(shadowed), 4 * k)
         if by_sentence:
-            best: dict[int, float] = {}
             nearest = self.served.nearest(space, vector, deeper * 4, scope, parts=True)
-            for part, distance in nearest:
-                best.setdefault(part // PART_STRIDE, distance)
-            served = list(best.items())
+            served = chunks_of_parts(nearest, deeper * 4)
         else:
             served = self.served.nearest(space, vector, deeper, scope, parts=False)
         found += [hit for hit in served if hit[0] not in shadowed]
@@ -222,7 +217,10 @@ class ServedStore(Store):
         return out
 
     def file_checksum(self, path: str) -> str | None:
-        return self.file_checksums().get(path)
+        if self._is_overlaid(path):
+            return super().file_checksum(path)
+        row = self.served.one("SELECT checksum FROM files WHERE path = %s", (path,))
+        return None if row is None else str(row[0])
 
     def holds_code(self, schema: str = "main") -> bool:
         return super().holds_code() or bool(
@@ -235,42 +233,13 @@ class ServedStore(Store):
         if not names:
             return []
         overlaid = set(self._overlaid_paths())
-        rows = [
-            (rowid, name, binding, size, extension)
-            for rowid, name, binding, size, extension, path in self.served.definitions(
-                names, k, scope, MEMBERS
-            )
-            if path not in overlaid
-        ]
-        own = {r for r, _ in super().definitions(names, k, scope)}
-        for rowid, name, binding, size, extension in self._own_definitions(names, scope):
-            if rowid in own:
-                rows.append((rowid, name, binding, size, extension))
-        exact = set(names)
-        rows.sort(key=lambda r: (r[1] not in exact, r[2], r[4], -r[3]))
-        rows = rows[:k]
-        defined = {name for _, name, _, _, extension in rows if not extension}
-        seen: dict[int, str] = {}
-        for rowid, name, _, _, extension in rows:
-            if not (extension and name in defined):
-                seen.setdefault(rowid, name)
-        return list(seen.items())
-
-    def _own_definitions(
-        self, names: Sequence[str], scope: SearchFilters | None
-    ) -> list[tuple[int, str, int, int, bool]]:
-        marks = ",".join("?" * len(names))
-        rows = self.conn.execute(
-            "SELECT c.id, c.symbol, 0, length(c.text), c.text_type = 'extension' FROM chunks c"
-            f" WHERE c.symbol COLLATE NOCASE IN ({marks}) UNION ALL SELECT c.id, n.name, 1,"
-            " length(c.text), 0 FROM chunk_names n JOIN chunks c ON c.id = n.chunk"
-            f" WHERE n.name COLLATE NOCASE IN ({marks})",
-            [*names, *names],
-        ).fetchall()
-        return [(int(a), str(b), int(c), int(d), bool(e)) for a, b, c, d, e in rows]
+        served = self.served.definitions(names, k, scope, MEMBERS)
+        rows = [row[:5] for row in served if row[5] not in overlaid]
+        rows += self._definition_rows(names, k, scope)
+        return first_definitions(sorted(rows, key=definition_order(names))[:k])
 
     def section_span(self, path: str, breadcrumb: Sequence[str]) -> tuple[int, int]:
-        if path in set(self._overlaid_paths()):
+        if self._is_overlaid(path):
             return super().section_span(path, breadcrumb)
         row = self.served.one(
             "SELECT min(start_line), max(end_line) FROM chunks WHERE path = %s AND breadcrumb = %s",
@@ -291,7 +260,7 @@ class ServedStore(Store):
         return None if found is None else found[1]
 
     def chunk_at(self, path: str, line: int) -> Hit | None:
-        if path in set(self._overlaid_paths()):
+        if self._is_overlaid(path):
             return super().chunk_at(path, line)
         found = self._served_hit(
             "path = %s AND start_line <= %s AND end_line >= %s ORDER BY end_line - start_line",
@@ -322,38 +291,3 @@ class ServedStore(Store):
         out["chunks"] += totals.rows - len(self._shadowed())
         out["files"] += files
         return out
-
-    # -- writes: always to the overlay -------------------------------------------------------
-
-    def replace_file(
-        self,
-        record: FileRecord,
-        chunks: Sequence[Chunk],
-        spaces: Sequence[Sequence[str]],
-        vectors: Sequence[dict[str, bytes]],
-        parts: Sequence[dict[str, list[bytes]]] | None = None,
-    ) -> None:
-        self.conn.execute("DELETE FROM base_removed WHERE path = ?", (record.path,))
-        super().replace_file(record, chunks, spaces, vectors, parts)
-
-    def remove_file(self, path: str) -> bool:
-        removed = super().remove_file(path)
-        served = bool(self.served.run("SELECT 1 FROM files WHERE path = %s", (path,)))
-        if (
-            served
-            and self.conn.execute(
-                "INSERT OR IGNORE INTO base_removed(path) VALUES (?)", (path,)
-            ).rowcount
-        ):
-            self._bump_write_seq()
-            return True
-        return removed
-
-    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
-        if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
-            super().touch_file(path, size, mtime_ns)
-            return
-        self.conn.execute(
-            "INSERT OR REPLACE INTO base_stats(path, size, mtime_ns) VALUES (?, ?, ?)",
-            (path, size, mtime_ns),
-        )
