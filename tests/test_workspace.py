@@ -740,8 +740,8 @@ def test_a_workspace_without_code_asks_for_a_questions_meaning_in_english(
     workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
     asked: list[bool] = []
     monkeypatch.setattr(
-        workspace.answers,
-        "english_query",
+        workspace.translations,
+        "english",
         lambda question, cancel=None, *, prose=False: asked.append(prose),
     )
     try:

@@ -193,13 +193,13 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
     if args.style:
         workspace.answers.style = args.style
     if args.extractive:
-        workspace.answers._resolved = True  # no model at all, even if one is installed
-        workspace.answers._note = "benchmark: extractive mode"
+        workspace.model.resolved = True  # no model at all, even if one is installed
+        workspace.model.note = "benchmark: extractive mode"
     workspace.answers.history_enabled = False
     if not args.warm_rewrites:
         from groundls.answer.stages.rewrite import QueryRewriter
 
-        workspace.answers._rewriter = QueryRewriter(None)  # empty: each question is new
+        workspace.translations.rewriter = QueryRewriter(None)  # empty: each question is new
     return workspace
 
 

@@ -187,7 +187,7 @@ def main() -> int:
     choose_stage.choose = lambda *_a, **_k: None  # type: ignore[assignment]
     for name in args.sets.split(","):
         workspace = bench_answers.open_workspace(name, args)
-        model = workspace.answers._model()
+        model = workspace.model.get()
         seen: dict[str, Any] = {}
         stream = model.stream
 

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from groundls.answer.model.shared import generating as answering_now
+from groundls.answer.model.slot import ModelSlot
 from groundls.answer.service import AnswerService
+from groundls.answer.stages.rewrite import Translations
 from groundls.chunkers.base import CHUNK_ID_RE, KINDS
 from groundls.chunkers.textrules import display_width
 from groundls.config import Config
@@ -92,14 +94,14 @@ class Workspace:
         opened = open_store(config, index_path, self.policy, Embedders(models))
         self.opened = opened
         self.store: Store = opened.store
-        self.base, self.base_manifest, self.served = (
-            opened.base,
-            opened.base_manifest,
-            opened.served,
-        )
+        self.base, self.base_manifest = opened.base, opened.base_manifest
+        self.served = opened.served
         if self.policy.served and SERVED_SPACE not in models:
             models[SERVED_SPACE] = _served_model(served, self.store)
         self.models = Embedders(models)
+        #: the answer model, shared by the answers and the search's translations of a question
+        self.model = ModelSlot(config.answer)
+        self.translations = Translations(self.model.get)
         self.indexer = Indexer(root, config, self.store, self.policy, self.models)
         self.searcher = Searcher(
             self.store,
@@ -107,7 +109,7 @@ class Workspace:
             self.models,
             config.search,
             rewrite=self._english_query,
-            to_japanese=lambda question, cancel=None: self.answers.japanese_query(question, cancel),
+            to_japanese=self.translations.japanese,
             fill_fraction=self.indexer.fill_fraction,
             unavailable=lambda: dict(self.indexer.unavailable),
             reached=self.indexer.want_first,
@@ -335,14 +337,14 @@ class Workspace:
     def _english_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
         """A Japanese question as English search words, by the answer model (if installed);
         in a workspace without code, its meaning first (see groundls.answer.stages.rewrite)."""
-        return self.answers.english_query(question, cancel, prose=not self.store.holds_code())
+        return self.translations.english(question, cancel, prose=not self.store.holds_code())
 
     @property
     def answers(self) -> AnswerService:
         """The workspace's answer service (the model is resolved on the first question)."""
         with self._answers_lock:
             if self._answers is None:
-                self._answers = AnswerService(self, self.config.answer)
+                self._answers = AnswerService(self, self.config.answer, slot=self.model)
             return self._answers
 
     def add_history(self, record: dict[str, Any]) -> int:
@@ -389,6 +391,7 @@ class Workspace:
             answers, self._answers = self._answers, None
         if answers is not None:
             answers.close()
+        self.model.close()
         self.store.close()
 
 

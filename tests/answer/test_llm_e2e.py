@@ -265,6 +265,41 @@ def test_japanese_question_about_english_code_is_searched_in_english_too(tmp_pat
         workspace.close()
 
 
+def test_a_question_enters_the_answer_service_once_even_when_its_search_translates_it(
+    workspace, monkeypatch
+):
+    """A Chinese question over code and Japanese docs is searched as English and as Japanese
+    words; those translations come from the workspace's model, not back through the service."""
+    answers = workspace.answers  # made before the trace: the service is built once per workspace
+    entries: list[str] = []
+    translated: list[str] = []
+    for name in ("english", "japanese"):
+        real = getattr(workspace.translations.rewriter, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):
+            translated.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(workspace.translations.rewriter, name, spy)
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.endswith("answer/service.py"):
+            caller = frame.f_back
+            if caller is None or not caller.f_code.co_filename.endswith("answer/service.py"):
+                entries.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        ans = answers.ask("上传失败时在哪里重试？")
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    assert ans.citations, ans.answer
+    assert sorted(translated) == ["english", "japanese"]
+    assert entries == ["ask"]
+
+
 def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(service):
     from groundls.answer.model import runtime
     from groundls.answer.stages.prompt import build_messages

@@ -232,7 +232,7 @@ def test_a_follow_up_through_a_served_model_continues_the_conversation(
 def test_a_served_model_rewrites_a_japanese_question_for_search(
     served_workspace: Workspace,
 ) -> None:
-    english = served_workspace.answers.english_query(
+    english = served_workspace.translations.english(
         f"アップロードの再試行はどこ？ {time.time_ns()}"
     )
     assert english and english.isascii()

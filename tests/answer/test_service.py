@@ -115,7 +115,7 @@ def service(hits, model=None, style="text", **cfg):
     workspace = FakeWorkspace(hits)
     if model is None:
         svc = AnswerService(workspace, config, style=style)
-        svc._resolved, svc._note = True, "no model installed"
+        svc.slot.resolved, svc.slot.note = True, "no model installed"
         return svc, workspace
     return AnswerService(workspace, config, llm=model, style=style), workspace
 

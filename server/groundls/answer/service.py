@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from groundls.answer.model import model_files, shared
-from groundls.answer.model.served import ServedLLM
+from groundls.answer.model.slot import ModelSlot
 from groundls.answer.stages import choose, followup
 from groundls.answer.stages.check import check, citation_of
 from groundls.answer.stages.extract import Fallback, extractive
@@ -31,7 +31,6 @@ from groundls.answer.stages.retrieve import (
     Retrieved,
     context_budget,
 )
-from groundls.answer.stages.rewrite import QueryRewriter
 from groundls.answer.stages.settle import cannot_stand, in_place_of, not_found, settled, timed
 from groundls.answer.stages.write import Shown, write
 from groundls.answer.text import wording
@@ -70,8 +69,8 @@ class Retriever(Protocol):
 class AnswerService:
     """Answers questions about one workspace; one instance per workspace, safe to call from threads.
 
-    ``llm`` may be given (tests, benchmarks); otherwise the model is resolved from the config on
-    first use: configured GGUF > packaged default > extractive mode.
+    ``slot``: the workspace's model, shared with its search's translations (see
+    :class:`~groundls.answer.model.slot.ModelSlot`); ``llm`` one given directly (tests, benchmarks).
     """
 
     def __init__(
@@ -82,80 +81,29 @@ class AnswerService:
         llm: Any = None,
         style: str | None = None,
         history: bool = True,
+        slot: ModelSlot | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config or AnswerConfig()
         self.style = style or DEFAULT_STYLE
         self.history_enabled = history
-        self._llm = llm
-        self._resolved = llm is not None
-        self._note = ""
-        self._load_error = ""
-        self._resolve_lock = threading.Lock()
-        self._shared = False
-        self._rewriter = QueryRewriter(model_files.cache_dir() / "rewrites.json")
-
-    # model resolution
-
-    def _model(self) -> Any:
-        """The LLM backend, or None (then self._note says why)."""
-        with self._resolve_lock:
-            if not self._resolved and self.config.engine == "openai":
-                # a model server: nothing to load here, content goes only where allowed
-                try:
-                    self._llm = ServedLLM(self.config)
-                except model_files.ModelError as exc:
-                    self._note = str(exc)
-                self._resolved = True
-            if not self._resolved:
-                spec, note = model_files.resolve_model(
-                    self.config.model_path, self.config.use_packaged_model
-                )
-                self._note = note
-                if spec is not None:
-                    n_ctx = max(2048, self.config.context_tokens + self.config.max_tokens + 700)
-                    self._llm = shared.acquire_shared(
-                        spec,
-                        n_ctx=n_ctx,
-                        idle_unload_s=self.config.idle_unload_s,
-                        adapt_threads=self.config.adapt_threads,
-                    )
-                    self._shared = True
-                self._resolved = True
-            return self._llm
-
-    def english_query(
-        self, question: str, cancel: threading.Event | None = None, *, prose: bool = False
-    ) -> str | None:
-        """The question as English search words by the answer model (None: no model, busy,
-        cancelled or no usable reply; ``prose``: the workspace holds no code); see
-        :mod:`groundls.answer.stages.rewrite`. A question in another language than Japanese is
-        translated."""
-        translate = detect_language(question) not in ("en", "ja")
-        return self._rewriter.english(
-            self._model(), question, cancel, prose=prose, translate=translate
-        )
-
-    def japanese_query(self, question: str, cancel: threading.Event | None = None) -> str | None:
-        """The question translated into Japanese by the answer model (None: no model, busy,
-        cancelled or no usable reply); see :mod:`groundls.answer.stages.rewrite`."""
-        return self._rewriter.japanese(self._model(), question, cancel)
+        self.slot = slot if slot is not None else ModelSlot(self.config, llm)
 
     @property
     def model_name(self) -> str:
-        model = self._model()
+        model = self.slot.get()
         return getattr(model, "name", "") if model is not None else ""
 
     def status(self) -> dict[str, Any]:
         """What answers will use: model name and source, loaded or not, and any problem."""
-        model = self._model()
+        model = self.slot.get()
         spec = getattr(model, "spec", None)
         return {
-            "mode": "llm" if model is not None and not self._load_error else "extractive",
+            "mode": "llm" if model is not None and not self.slot.load_error else "extractive",
             "model": getattr(model, "name", "") if model is not None else "",
             "source": getattr(spec, "source", "") if spec is not None else "",
             "loaded": bool(getattr(model, "loaded", False)),
-            "notice": self._load_error or self._note,
+            "notice": self.slot.load_error or self.slot.note,
             "install_hint": model_files.INSTALL_HINT,
             "engine": self.config.engine,
             "sends_to": getattr(model, "remote_note", ""),
@@ -209,12 +157,12 @@ class AnswerService:
         loading = self._load_early()
         question = searched = asked.question
         if earlier is not None:
-            made = followup.standalone(self._model(), earlier, question, cancel)
+            made = followup.standalone(self.slot.get(), earlier, question, cancel)
             searched, question = made.text, followup.in_context(made.text, earlier)
         filters = replace(asked.filters, k=asked.filters.k or self.config.k)
         found = self.workspace.search(searched, filters)
         lacks_words = found.coverage is not None and found.coverage < WORKSPACE_WORDS
-        judged = found.confidence != "low" or (not lacks_words and self._model() is not None)
+        judged = found.confidence != "low" or (not lacks_words and self.slot.get() is not None)
         timing: dict[str, float | None] = {
             "retrieve_ms": ms_since(t0),
             "first_token_ms": None,
@@ -243,7 +191,7 @@ class AnswerService:
 
     def _excerpts(self, got: Retrieved, t0: float) -> list[Excerpt]:
         """The hits as numbered excerpts, as many as the model reads in the time left."""
-        model = self._model()
+        model = self.slot.get()
         if got.loading is not None:
             # the excerpts are sized by the time left, which the rest of the load takes from
             waited = time.perf_counter()
@@ -267,17 +215,17 @@ class AnswerService:
     ) -> Answer:
         """The model's answer over the excerpts (choose, write, check), or the excerpts' key
         lines when it cannot stand (see :mod:`groundls.answer.stages.extract`)."""
-        model = self._model()
+        model = self.slot.get()
         if model is None:
             # no local model installed, or a model server that cannot be used (the note says why)
             kind = "failed" if self.config.engine == "openai" else "missing"
-            return extractive(excerpts, got.language, Fallback(kind, self._note), on_token, t0)
+            return extractive(excerpts, got.language, Fallback(kind, self.slot.note), on_token, t0)
         try:
             hedge = say(wording.HEDGE, got.language) if got.found.confidence == "low" else ""
             ans = self._answer(model, got, excerpts, on_token, cancel, t0, hedge)
-            self._load_error = ""
+            self.slot.load_error = ""
         except model_files.ModelError as exc:
-            self._load_error = str(exc)
+            self.slot.load_error = str(exc)
             log.warning("answer model unavailable: %s", exc)
             return extractive(excerpts, got.language, Fallback("failed", str(exc)), on_token, t0)
         fallback = cannot_stand(ans, got.language, cancel, self.config.time_limit_s)
@@ -304,7 +252,7 @@ class AnswerService:
 
     def _load_early(self) -> threading.Thread | None:
         """Start loading the model while the search runs (see :func:`shared.load_early`)."""
-        return shared.load_early(self._model())
+        return shared.load_early(self.slot.get())
 
     def _answer(
         self,
@@ -377,12 +325,4 @@ class AnswerService:
             log.warning("could not store the answer in history: %s", exc)
 
     def close(self) -> None:
-        with self._resolve_lock:
-            model, self._llm = self._llm, None
-            self._resolved = True
-        if model is None:
-            return
-        if self._shared:
-            shared.release_shared(model)
-        else:
-            model.close()
+        self.slot.close()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from groundls.answer.model import model_files
 from groundls.answer.model.thinking import without_thinking
 from groundls.chunkers.textrules import has_hiragana, is_cjk, question_language
 
@@ -217,3 +218,28 @@ def _key(model: Any, question: str, instruction: str) -> str:
     """A reply depends on the model and the instruction as well as on the question."""
     who = f"{getattr(model, 'name', '')}\x00{instruction}".encode()
     return hashlib.sha256(who).hexdigest()[:12] + " " + question
+
+
+class Translations:
+    """What the search asks of the answer model: a question as English search words, or as
+    Japanese. ``model`` returns the model or None (see
+    :class:`~groundls.answer.model.slot.ModelSlot`)."""
+
+    def __init__(self, model: Callable[[], Any], rewriter: QueryRewriter | None = None) -> None:
+        """``rewriter``: where the replies are kept (default: the model cache's rewrites.json)."""
+        self.model = model
+        self.rewriter = rewriter or QueryRewriter(model_files.cache_dir() / "rewrites.json")
+
+    def english(
+        self, question: str, cancel: threading.Event | None = None, *, prose: bool = False
+    ) -> str | None:
+        """The question as English search words (``prose``: the workspace holds no code). A
+        question in another language than Japanese is translated."""
+        translate = question_language(question) not in ("en", "ja")
+        return self.rewriter.english(
+            self.model(), question, cancel, prose=prose, translate=translate
+        )
+
+    def japanese(self, question: str, cancel: threading.Event | None = None) -> str | None:
+        """The question translated into Japanese."""
+        return self.rewriter.japanese(self.model(), question, cancel)
