@@ -348,3 +348,35 @@ def test_a_workspace_without_japanese_prose_asks_for_no_translation(tmp_path: Pa
         assert result.language.translation == "not needed"
     finally:
         workspace.close()
+
+
+def test_a_translated_question_is_asked_again_in_japanese_with_its_own_english_words(
+    tmp_path: Path, fake_embedders, monkeypatch
+):
+    workspace = _log_and_retry_docs(tmp_path, fake_embedders, search={"rewrite_questions": True})
+    searcher = workspace.searcher
+    rewritten: list[str] = []
+    searched: list[tuple[str, str | None]] = []
+    real = searcher._searched
+
+    def spy(asked, filters, filled, cancel, explain, english_words=None):
+        searched.append((asked.text, english_words))
+        return real(asked, filters, filled, cancel, explain, english_words)
+
+    monkeypatch.setattr(searcher, "_searched", spy)
+    try:
+        asked = "how long are logs kept"
+        searcher.language.to_japanese = {asked: "ログ の 保存 期間 は ？"}.get
+        searcher.language.rewrite = lambda text, cancel=None: rewritten.append(text) or "logs"
+        result = workspace.search(asked)
+        # the translation searched as a Japanese question whose English is the question itself:
+        # no English rewrite is asked of the model
+        assert searched == [(asked, None), ("ログ の 保存 期間 は ？", asked)]
+        assert rewritten == []
+        assert result.hits[0].path == "docs/logs.ja.md"
+        # a Japanese question is asked once
+        searched.clear()
+        workspace.search("ログ の 保存 期間 は ？")
+        assert [text for text, _ in searched] == ["ログ の 保存 期間 は ？"]
+    finally:
+        workspace.close()

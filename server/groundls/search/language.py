@@ -91,6 +91,9 @@ class LanguageDecision:
     japanese: Query | None = None
     #: what happened to the translation, in a few words
     translation: str = "not needed"
+    #: the translation as written, also where the judge dropped its lists: the question is
+    #: asked again in it, as a Japanese question (see ``Searcher.search``)
+    written_japanese: Query | None = None
 
     @property
     def query(self) -> Query:
@@ -162,9 +165,11 @@ class LanguageStage:
         filters: SearchFilters,
         filled: set[str],
         cancel: threading.Event | None = None,
+        english_words: str | None = None,
     ) -> tuple[LanguageDecision, QueryVectors]:
         """The decision for ``asked``, and the query vectors every later list needs (embedded
-        side by side while the decision is made)."""
+        side by side while the decision is made). ``english_words``: its English words when
+        they are known (a translation's, the question it was translated from), not rewritten."""
         spaces = self.space_weights(asked, filled)
         rewrites = self._rewrites(asked, filled)
         own = (
@@ -173,8 +178,9 @@ class LanguageStage:
             else None
         )
         plainly = plainly_japanese(own)
-        english = self._english(asked, cancel) if rewrites and not plainly else None
+        english = self._english(asked, cancel, english_words) if rewrites and not plainly else None
         japanese, translation = self._japanese(asked, filled, cancel)
+        written_japanese = japanese
         pairs = [(space, asked.text) for space in spaces]
         if english is not None:
             wanted = (MULTILINGUAL_SPACE, *self.english_spaces)
@@ -201,7 +207,7 @@ class LanguageStage:
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
             names_nothing_here=self._names_nothing_here(asked, japanese),
-            japanese=japanese, translation=translation,
+            japanese=japanese, translation=translation, written_japanese=written_japanese,
         )  # fmt: skip
         return decision, vectors
 
@@ -251,13 +257,25 @@ class LanguageStage:
             return None, "not written"
         return analyse(text), "searched beside the question"
 
+    def english_words(self, q: Query, cancel: threading.Event | None = None) -> str | None:
+        """A question's English words: an English question's own, another's rewrite (the
+        model's reply is kept, so asking again costs nothing)."""
+        if q.language == "en" and q.script == "latin":
+            return q.text
+        english = self._english(q, cancel)
+        return english.text if english is not None else None
+
     def _holds_japanese_prose(self) -> bool:
         """Whether the index holds Japanese prose: it alone gets sentence vectors (see
         ``spaces.PARTS_SPACE``), so one row of that table tells."""
         return self.store.has_chunks_in(f"{PARTS_SPACE}_parts")
 
-    def _english(self, q: Query, cancel: threading.Event | None = None) -> Query | None:
+    def _english(
+        self, q: Query, cancel: threading.Event | None = None, known: str | None = None
+    ) -> Query | None:
         """A question as English words (None: the model could not write them)."""
+        if known is not None:
+            return analyse(known)
         if self.rewrite is None:
             return None
         text = self.rewrite(head_within(q.text, REWRITE_TOKENS), cancel)

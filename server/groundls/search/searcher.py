@@ -24,6 +24,7 @@ from groundls.index.storage.store import Store
 from groundls.results import Hit, SearchFilters, SearchResult
 from groundls.search import related as related_chunks
 from groundls.search import signals
+from groundls.search.bilingual import in_two_languages
 from groundls.search.confidence import confidence, words_it_can_hold
 from groundls.search.explain import explained
 from groundls.search.fusion import (
@@ -117,15 +118,34 @@ class Searcher:
 
         ``cancel`` is looked at between steps: a cancelled search raises :class:`Cancelled`
         instead of finishing its work. ``explain``: say for each hit which lists found it and
-        which signals moved it, and what was decided about the question's language."""
+        which signals moved it, and what was decided about the question's language. A question
+        translated into Japanese is asked in both languages (:mod:`groundls.search.bilingual`)."""
         asked = analyse(query)
         if not asked.text:
             return SearchResult()
+        filled = set(self._filled_spaces())  # a space without vectors would cost an embedding
+        result, decision = self._searched(asked, filters, filled, cancel, explain)
+        translated = decision.written_japanese
+        english = self.language.english_words(asked, cancel) if translated is not None else None
+        if translated is None or english is None:
+            return result
+        # asked again in Japanese, as a Japanese question with its English words known
+        again, _ = self._searched(translated, filters, filled, cancel, explain, english)
+        return in_two_languages(result, again, filters.k or self.config.k)
+
+    def _searched(
+        self,
+        asked: Query,
+        filters: SearchFilters,
+        filled: set[str],
+        cancel: threading.Event | None,
+        explain: bool,
+        english_words: str | None = None,
+    ) -> tuple[SearchResult, LanguageDecision]:
+        """One question through the pipeline, and what the language stage decided for it."""
         k = filters.k or self.config.k
         candidates = CANDIDATES * (DEEPER if filters.paths else 1)
-        # a space without vectors (the deep tier before its fill) would only cost an embedding
-        filled = set(self._filled_spaces())
-        decision, vectors = self.language.decide(asked, filters, filled, cancel)
+        decision, vectors = self.language.decide(asked, filters, filled, cancel, english_words)
         evidence = self.lists.gather(decision, vectors, filters, candidates, filled, cancel)
         depth = max(candidates, k * SCORED_PER_HIT)
         ranking = self._rank(
@@ -138,15 +158,12 @@ class Searcher:
             decision.unlikely,
         )
         if ranking is None:
-            return SearchResult()
+            return SearchResult(), decision
         self._hand_over(evidence.lacking, ranking.ordered)
-        ranked = [
-            r
-            for r in ranking.ordered
-            if r in ranking.hits and filters.path_ok(ranking.hits[r].path)
-        ]
-        kept = self._located([_scored(ranking.hits[r], ranking.scores[r]) for r in ranked], k)
-        return self._result(decision, evidence, ranking, ranked, kept, filled, explain)
+        hits = ranking.hits
+        ranked = [r for r in ranking.ordered if r in hits and filters.path_ok(hits[r].path)]
+        kept = self._located([_scored(hits[r], ranking.scores[r]) for r in ranked], k)
+        return self._result(decision, evidence, ranking, ranked, kept, filled, explain), decision
 
     def _rank(
         self,
