@@ -296,7 +296,7 @@ def test_a_question_enters_the_answer_service_once_even_when_its_search_translat
         sys.setprofile(None)
         threading.setprofile(None)
     assert ans.citations, ans.answer
-    assert sorted(translated) == ["english", "japanese"]
+    assert set(translated) == {"english", "japanese"}
     assert entries == ["ask"]
 
 
@@ -304,7 +304,7 @@ def test_the_system_prompt_is_not_read_again_after_another_prompt_came_between(s
     from groundls.answer.model import runtime
     from groundls.answer.stages.prompt import build_messages
 
-    model = service._model()
+    model = service.slot.get()
     question = build_messages("How do I roll back a deployment?", [], "en")
     list(model.stream(question, max_tokens=2, stats=runtime.GenerationStats()))
     other = [{"role": "system", "content": "Rewrite as English."}, {"role": "user", "content": "x"}]
@@ -321,7 +321,7 @@ def test_choice_probabilities_are_the_same_when_the_cache_already_holds_the_lead
     # the probabilities read after it must be the lead's, not those of the last token generated
     from groundls.answer.stages.prompt import build_messages
 
-    model = service._model()
+    model = service.slot.get()
     messages = build_messages("How do I roll back a deployment?", [], "en")
     lead = "The answer is ["
     first = model.next_token_logprobs(messages, lead, ["1", "2"])
@@ -403,6 +403,6 @@ def test_the_model_chooses_the_second_excerpt_when_only_it_answers(service, lang
             "A failed upload is retried up to five times, waiting longer each time.",
         ),
     ]
-    model = service._model()
+    model = service.slot.get()
     got = choose.choose(model, build_messages(question, excerpts, language), language, 2)
     assert got is not None and got.excerpt == 2, got

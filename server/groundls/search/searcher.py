@@ -129,7 +129,7 @@ class Searcher:
         english = self.language.english_words(asked, cancel) if translated is not None else None
         if translated is None or english is None:
             return result
-        # asked again in Japanese, as a Japanese question with its English words known
+        translated = replace(translated, phrases=asked.phrases)  # quotes are searched as written
         again, _ = self._searched(translated, filters, filled, cancel, explain, english)
         return in_two_languages(result, again, filters.k or self.config.k)
 
