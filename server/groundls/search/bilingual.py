@@ -9,23 +9,33 @@ from __future__ import annotations
 from dataclasses import replace
 
 from groundls.results import Explanation, Hit, SearchResult
-from groundls.search.fusion import RRF_K
+from groundls.search.fusion import RankedList, rrf
 
 
 def in_two_languages(asked: SearchResult, translated: SearchResult, k: int) -> SearchResult:
     """The first ``k`` places of the two rankings fused; a place both found keeps the one the
     question found (and its explanation)."""
-    scores: dict[tuple[str, int, int], float] = {}
-    shown: dict[tuple[str, int, int], tuple[Hit, Explanation | None]] = {}
-    for result in (asked, translated):
+    ids: dict[tuple[str, int, int], int] = {}
+    shown: list[tuple[Hit, Explanation | None]] = []
+    lists = []
+    for name, result in (("asked", asked), ("translated", translated)):
         explanations = result.explanations or (None,) * len(result.hits)
-        for rank, (hit, why) in enumerate(zip(result.hits, explanations, strict=True), start=1):
-            place = _place(hit)
-            scores[place] = scores.get(place, 0.0) + 1.0 / (RRF_K + rank)
-            shown.setdefault(place, (hit, why))
-    order = sorted(scores, key=lambda place: -scores[place])[:k]
-    hits = tuple(replace(shown[p][0], score=round(scores[p], 6)) for p in order)
-    explained = tuple(_rescored(why, h.score) for h in hits if (why := shown[_place(h)][1]))
+        ranked = []
+        for hit, why in zip(result.hits, explanations, strict=True):
+            place = (hit.path, hit.start_line, hit.end_line)
+            if place not in ids:
+                ids[place] = len(shown)
+                shown.append((hit, why))
+            ranked.append(ids[place])
+        lists.append(RankedList(name, 1.0, ranked))
+    scores = rrf(lists)
+    order = sorted(scores, key=lambda i: -scores[i])[:k]
+    hits = tuple(replace(shown[i][0], score=round(scores[i], 6)) for i in order)
+    explained = tuple(
+        _rescored(why, hit.score)
+        for i, hit in zip(order, hits, strict=True)
+        if (why := shown[i][1])
+    )
     notices = dict.fromkeys(n for n in (asked.notice, translated.notice) if n)
     return replace(
         asked,
@@ -33,10 +43,6 @@ def in_two_languages(asked: SearchResult, translated: SearchResult, k: int) -> S
         explanations=explained if len(explained) == len(hits) else (),
         notice="; ".join(notices),
     )
-
-
-def _place(hit: Hit) -> tuple[str, int, int]:
-    return hit.path, hit.start_line, hit.end_line
 
 
 def _rescored(why: Explanation, score: float) -> Explanation:
