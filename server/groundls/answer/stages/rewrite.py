@@ -113,8 +113,16 @@ class QueryRewriter:
     def __init__(self, path: Path | None = None) -> None:
         """``path``: a JSON file keeping the replies between processes (None: memory only)."""
         self._path = path
-        self._cache: OrderedDict[str, str | None] = OrderedDict(self._load())
+        self._kept: OrderedDict[str, str | None] | None = None  # read on the first question
         self._lock = threading.Lock()
+
+    @property
+    def _cache(self) -> OrderedDict[str, str | None]:
+        """The kept replies, read from ``path`` the first time (called under the lock): a
+        workspace that never rewrites a question never reads the file."""
+        if self._kept is None:
+            self._kept = OrderedDict(self._load())
+        return self._kept
 
     def _load(self) -> dict[str, str | None]:
         if self._path is None:
@@ -207,10 +215,8 @@ class QueryRewriter:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
             if self._path is not None:
-                from groundls.answer.model.model_files import write_atomic
-
                 text = json.dumps(self._cache, ensure_ascii=False, indent=0)
-                write_atomic(self._path, text.encode("utf-8"))
+                model_files.write_atomic(self._path, text.encode("utf-8"))
         return query
 
 
