@@ -9,6 +9,13 @@ REPO="$(pwd)"
 export PATH="$REPO/.venv/bin:$PATH"
 export GROUNDLS_INDEX_DIR="${GROUNDLS_INDEX_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/groundls-test-index.XXXXXX")}"
 
+# every tier keeps its caches in a folder of this run, which links to what the install derived;
+# the user's own cache folder is left byte for byte as it was (checked at the end)
+RUN_TMP="$(mktemp -d "${TMPDIR:-/tmp}/groundls-test-run.XXXXXX")"
+export GROUNDLS_CACHE_DIR="$RUN_TMP/cache"
+python -m tests.helpers.user_cache isolate "$GROUNDLS_CACHE_DIR" >/dev/null
+python -m tests.helpers.user_cache snapshot "$RUN_TMP/user-cache.json"
+
 echo "== ruff"
 ruff check server chunkers tests scripts
 ruff format --check server chunkers tests scripts
@@ -41,5 +48,9 @@ bash tests/documents/tools.sh
 python -c "import docx, pptx, openpyxl, pypdf, msoffcrypto" 2>/dev/null || python -m pip install -q -e '.[doctools]'
 export GROUNDLS_DOC_TOOLS=required
 
-echo "== pytest"
+echo "== pytest (in a random order; the seed is printed first)"
 python -m pytest -ra
+
+echo "== the user's cache is as the run found it"
+python -m tests.helpers.user_cache compare "$RUN_TMP/user-cache.json"
+rm -rf "$RUN_TMP"

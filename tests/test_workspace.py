@@ -21,8 +21,10 @@ from tests.helpers.fakes import FakeEmbedder
 
 
 def open_workspace(ws: Path, tmp_path: Path, embedders, **config) -> Workspace:
-    # logic tests: fake vectors, and no answer model rewriting Japanese questions
+    # logic tests: fake vectors, and no answer model rewriting or translating questions (a test
+    # that needs a rewrite or a translation gives its own)
     config.setdefault("search", {}).setdefault("rewrite_questions", False)
+    config.setdefault("answer", {}).setdefault("use_packaged_model", False)
     cfg, warnings = Config.from_dict(config)
     assert not warnings
     return Workspace.open(ws, cfg, tmp_path / "index", embedders=embedders)

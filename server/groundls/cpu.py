@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundls.cache import cache_dir
+
 #: The shortest look at the CPU that says how busy it is (the scheduler's tick is 4-10 ms).
 MIN_WINDOW_S = 0.05
 #: A mark older than this says nothing about now.
@@ -162,9 +164,7 @@ POLL_S = 0.2
 
 
 def _answering_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("groundls")) / "answering"
+    return cache_dir() / "answering"
 
 
 @contextlib.contextmanager

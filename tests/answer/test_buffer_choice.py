@@ -34,7 +34,7 @@ class _Children:
 @pytest.fixture
 def children(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     monkeypatch.delenv("GROUNDLS_LLM_EXTRA_BUFFERS", raising=False)
-    monkeypatch.setattr(cpu_buffers, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(cpu_buffers, "models_dir", lambda: tmp_path)
     monkeypatch.setattr(cpu_buffers, "machine_key", lambda: "machine")
 
     def make(with_extra: dict[str, float] | None, without: dict[str, float]) -> _Children:

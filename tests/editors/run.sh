@@ -36,8 +36,12 @@ fi
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/groundls-editors.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export GROUNDLS_INDEX_DIR="$WORK/index"   # never the user's cache
-# the static model install.sh distilled once for this machine (not again in the editors' home)
-export GROUNDLS_MODEL_DIR="${GROUNDLS_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/groundls}"
+# a cache of this run that links to what install.sh derived (the static model is not derived
+# again in the editors' home, and the user's cache is never written)
+if [[ -z "${GROUNDLS_CACHE_DIR:-}" ]]; then
+  export GROUNDLS_CACHE_DIR="$WORK/cache"
+  (cd "$REPO" && "${GROUNDLS_PYTHON:-python}" -m tests.helpers.user_cache isolate "$GROUNDLS_CACHE_DIR" >/dev/null)
+fi
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WORK/home/.local/share"
 mkdir -p "$HOME"
 

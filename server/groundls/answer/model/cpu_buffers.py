@@ -21,7 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from groundls.answer.model.model_files import cache_dir, write_atomic
+from groundls.answer.model.model_files import write_atomic
+from groundls.cache import models_dir
+
+#: The machine's llama.cpp kernel timings, measured at install (``prepare``), kept per machine.
+PROBE_FILE = "cpu_probe.json"
 
 log = logging.getLogger("groundls.answer")
 
@@ -106,7 +110,7 @@ def use_extra_buffers(model_path: Path) -> bool:
         key = machine_key() + "|timed"
     except Exception:  # noqa: BLE001 - no key, no probe: use the safe setting
         return False
-    record_path = cache_dir() / "cpu_probe.json"
+    record_path = models_dir() / PROBE_FILE
     record: dict[str, Any] = {}
     with contextlib.suppress(OSError, ValueError):
         record = json.loads(record_path.read_text())

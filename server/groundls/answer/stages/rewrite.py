@@ -23,6 +23,7 @@ from typing import Any
 
 from groundls.answer.model import model_files
 from groundls.answer.model.thinking import without_thinking
+from groundls.cache import models_dir
 from groundls.chunkers.textrules import has_hiragana, is_cjk, question_language
 
 #: For a workspace that holds code: what a search finds there is its names.
@@ -234,7 +235,7 @@ class Translations:
     def __init__(self, model: Callable[[], Any], rewriter: QueryRewriter | None = None) -> None:
         """``rewriter``: where the replies are kept (default: the model cache's rewrites.json)."""
         self.model = model
-        self.rewriter = rewriter or QueryRewriter(model_files.cache_dir() / "rewrites.json")
+        self.rewriter = rewriter or QueryRewriter(models_dir() / "rewrites.json")
 
     def english(
         self, question: str, cancel: threading.Event | None = None, *, prose: bool = False

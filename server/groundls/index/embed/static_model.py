@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import platformdirs
 
+from groundls.cache import models_dir
 from groundls.chunkers.textrules import split_identifier
 
 log = logging.getLogger("groundls.index")
@@ -50,8 +50,7 @@ _build_lock = threading.Lock()
 
 
 def model_path() -> Path:
-    base = os.environ.get("GROUNDLS_MODEL_DIR") or platformdirs.user_cache_dir("groundls")
-    return Path(base) / "models" / f"{NAME}-r{RECIPE}-{DIMS}.npz"
+    return models_dir() / f"{NAME}-r{RECIPE}-{DIMS}.npz"
 
 
 def _sha256(path: Path) -> str:

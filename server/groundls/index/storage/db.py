@@ -11,9 +11,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import sqlean
 import sqlite_vec
+
+from groundls.cache import cache_dir
 
 
 class IndexError_(Exception):
@@ -243,7 +244,7 @@ def default_index_path(workspace: Path, index_dir: Path | None = None) -> Path:
     base = index_dir or (
         Path(os.environ["GROUNDLS_INDEX_DIR"])
         if os.environ.get("GROUNDLS_INDEX_DIR")
-        else Path(platformdirs.user_cache_dir("groundls")) / "indexes"
+        else cache_dir() / "indexes"
     )
     digest = hashlib.sha1(str(workspace.resolve()).encode()).hexdigest()[:12]
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", workspace.resolve().name or "root")
