@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+
+from tests.helpers import mcp_client
 
 CLI = [sys.executable, "-m", "groundls.cli.main"]
 
@@ -30,10 +31,7 @@ async def test_an_agent_finds_a_slide_and_reads_the_page_it_cites(
         check=True,
         capture_output=True,
     )
-    params = StdioServerParameters(
-        command=CLI[0],
-        args=[*CLI[1:], "mcp", "--workspace", str(root), "--index-dir", str(index_dir)],
-    )
+    params = mcp_client.server("--workspace", str(root), "--index-dir", str(index_dir))
     async with Client(params) as client:
         found = await client.call_tool(
             "search", {"query": "who migrates the billing database", "k": 3}

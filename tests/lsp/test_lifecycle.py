@@ -68,6 +68,9 @@ async def session(request: pytest.FixtureRequest, tmp_path_factory) -> AsyncIter
 
 
 async def test_requests_during_indexing_answer_and_say_so(session: Session) -> None:
+    # indexing of its own (the session's first index may be done, whatever ran before)
+    write_notes(session.root, NOTES, version=5)
+    pending = asyncio.ensure_future(command(session, "groundls.reindex", {}))
     status = await eventually(lambda: _indexing_midway(session), timeout=120, every=0.05)
     assert status["indexing"] is True
     result = await command(session, "groundls.search", {"query": "bees pollinate apple trees"})
@@ -87,6 +90,7 @@ async def test_requests_during_indexing_answer_and_say_so(session: Session) -> N
         after = await command(session, "groundls.status", {})
         if after["folders"][0]["indexing"]:
             assert "indexing in progress" in hover.contents.value, "hover waited for indexing"
+    await asyncio.wait_for(pending, 120)
     await wait_for_index(session)
 
 
@@ -184,7 +188,14 @@ async def test_cancelling_the_progress_in_the_editor_stops_indexing(session: Ses
     assert session.client.progress_reports[token][-1].message.startswith("cancelled")
 
 
-async def test_shutdown_while_indexing_exits_cleanly_and_quickly(session: Session) -> None:
+@pytest.mark.parametrize("client_name", CLIENTS)
+async def test_shutdown_while_indexing_exits_cleanly_and_quickly(
+    client_name: str, tmp_path: Path
+) -> None:
+    # a session of its own: the shared one serves the other tests in any order
+    ws = copy_workspace(tmp_path, "big_ws")
+    write_notes(ws, NOTES, version=1)
+    session = await start_session(client_name, [ws], tmp_path / "index", wait=False)
     write_notes(session.root, NOTES, version=3)
     pending = asyncio.ensure_future(
         session.client.protocol.send_request_async(

@@ -80,8 +80,10 @@ async def test_every_command_is_listed_in_execute_command_provider(session: Sess
 async def test_initial_indexing_reports_begin_report_end_with_file_counts(
     session: Session,
 ) -> None:
+    # the first indexing progress is the initial index (tests that ran before may have
+    # re-indexed since)
     tokens = index_tokens(session.client)
-    assert len(tokens) == 1
+    assert tokens
     reports = session.client.progress_reports[tokens[0]]
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert "indexing" in reports[0].title

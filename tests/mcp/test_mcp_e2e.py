@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+
+from tests.helpers import mcp_client
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "search_ws"
 CLI = [sys.executable, "-m", "groundls.cli.main"]
@@ -40,10 +41,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def client(workspace: tuple[Path, Path]) -> AsyncIterator[Client]:
     root, index_dir = workspace
-    params = StdioServerParameters(
-        command=CLI[0],
-        args=[*CLI[1:], "mcp", "--workspace", str(root), "--index-dir", str(index_dir)],
-    )
+    params = mcp_client.server("--workspace", str(root), "--index-dir", str(index_dir))
     # anyio's task group must be left by the task that entered it: one task owns the session
     ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
     done = asyncio.Event()
@@ -222,11 +220,9 @@ async def test_an_agent_searches_a_workspace_that_reads_a_shared_base(
     mine = tmp_path / "mine"
     shutil.copytree(root, mine)
     (mine / "docs" / "glacier.md").write_text("# Glacier\n\nmarmot_narwhal_drum tiers.\n")
-    params = StdioServerParameters(
-        command=CLI[0],
-        args=[*CLI[1:], "mcp", "--workspace", str(mine), "--index-dir", str(tmp_path / "i"),
-              "--base", str(base)],
-    )  # fmt: skip
+    params = mcp_client.server(
+        "--workspace", str(mine), "--index-dir", str(tmp_path / "i"), "--base", str(base)
+    )
     async with Client(params) as session:
         found = await session.call_tool("search", {"query": "marmot_narwhal_drum"})
         assert found.structured_content["hits"][0]["path"] == "docs/glacier.md"

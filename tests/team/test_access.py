@@ -6,24 +6,22 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import psycopg
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from groundls.cli.main import main as cli
 from groundls.config import Config
 from groundls.workspace import Workspace
+from tests.helpers import mcp_client
 from tests.team.conftest import as_role, sql
 
 pytestmark = pytest.mark.slow
 
 SECRET = "zorblax"
 RESTRICTED = "services/payments/"
-CLI = [sys.executable, "-m", "groundls.cli.main"]
 
 
 @pytest.fixture
@@ -158,11 +156,9 @@ def test_the_cli_and_the_mcp_server_show_a_reader_nothing_restricted(
     assert "served store: postgresql database" in status and "?host=" not in status
 
     async def through_mcp() -> list[str]:
-        params = StdioServerParameters(
-            command=CLI[0],
-            args=[*CLI[1:], "mcp", "--workspace", str(root), "--index-dir",
-                  str(tmp_path / "mcp"), "--store", store],
-        )  # fmt: skip
+        params = mcp_client.server(
+            "--workspace", str(root), "--index-dir", str(tmp_path / "mcp"), "--store", store
+        )
         async with Client(params) as session:
             found = await session.call_tool("search", {"query": "zorblax ledger", "k": 20})
             status = await session.call_tool("status", {})
