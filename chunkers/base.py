@@ -6,6 +6,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from .reading import readable
+
 KINDS = ("code", "doc", "config")
 
 _MEANINGFUL = re.compile(r"[0-9A-Za-z\u00c0-\uffff]")
@@ -140,7 +142,7 @@ def sentence_parts(chunk: Chunk, max_parts: int = MAX_SENTENCE_PARTS) -> list[st
     headings = set(chunk.breadcrumb)
     sentences = [
         s.strip()
-        for s in _SENTENCE_OR_LINE.split(chunk.text)
+        for s in _SENTENCE_OR_LINE.split(readable(chunk.text, chunk.language))
         if s
         and len(s.strip()) >= _MIN_SENTENCE_CHARS
         and s.strip().lstrip("#").strip() not in headings  # the section path says it already

@@ -7,6 +7,7 @@ import re
 from .base import ChunkOptions, Piece
 from .blocks import Block, split_lines
 from .prose import SectionBuilder, blank_separated_blocks, sections_to_pieces
+from .reading import read_rst
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w:.+-]+)::")
@@ -67,13 +68,13 @@ def _title_at(lines: list[str], n: int) -> tuple[tuple[str, str], str, int] | No
             and under.group(1) == over.group(1)
             and not _GRID_TABLE.match(line)
         ):
-            return ("over", over.group(1)), text.strip(), n + 2
+            return ("over", over.group(1)), read_rst(text.strip()), n + 2
     if not line.strip() or line[:1].isspace() or _ADORNMENT.match(line) or not prev_blank:
         return None
     if n + 1 < len(lines):
         under = _ADORNMENT.match(lines[n + 1])
         if under and not _SIMPLE_TABLE.match(lines[n + 1]):
-            return ("under", under.group(1)), line.strip(), n + 1
+            return ("under", under.group(1)), read_rst(line.strip()), n + 1
     return None
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+
+from groundls.chunkers.reading import readable
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,17 @@ class Hit:
         """The hit's place for people (see :func:`where`)."""
         return where(self.path, self.start_line, self.end_line, self.place)
 
+    @functools.cached_property
+    def reading(self) -> str:
+        """The chunk's text as a reader sees it, line for line with :attr:`text` (a Sphinx
+        heading without its underline, a role as its name; see :mod:`groundls.chunkers.reading`):
+        what people and the answer model read. ``text`` is the source, for citations."""
+        return readable(self.text, self.language)
+
     @property
     def snippet(self) -> str:
         """A one-line preview: the first meaningful line, trimmed."""
-        for line in self.text.splitlines():
+        for line in self.reading.splitlines():
             line = line.strip()
             if line:
                 return line if len(line) <= 160 else line[:157] + "..."

@@ -138,7 +138,7 @@ def _structured(folder: Folder, hit: Hit) -> dict[str, Any]:
         "chunkId": hit.chunk_id,
         "docId": _doc_id(path),
         "textType": hit.text_type,
-        "content": hit.text,
+        "content": hit.reading,
         "sectionPath": [{"level": i + 1, "title": title} for i, title in enumerate(hit.breadcrumb)],
         "display": {"title": hit.title, "breadcrumb": list(hit.breadcrumb)},
         "uri": folder.uri_for(path),
@@ -153,7 +153,7 @@ def _structured(folder: Folder, hit: Hit) -> dict[str, Any]:
     if hit.kind == "code":
         out["contentMd"] = f"```{hit.language}\n{hit.text.rstrip()}\n```"
     elif hit.text_type in ("table", "list", "code"):
-        out["contentMd"] = hit.text
+        out["contentMd"] = hit.reading
     return out
 
 

@@ -35,7 +35,7 @@ def _escape(text: str) -> str:
 def _preview(hit: Hit) -> str:
     """First line that says something: not blank, not a Markdown heading, not the title again."""
     text = ""
-    for line in hit.text.splitlines():
+    for line in hit.reading.splitlines():
         line = " ".join(line.split())
         if not line or line.strip("#").strip() == hit.title or line.startswith("#"):
             continue

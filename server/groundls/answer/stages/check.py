@@ -134,7 +134,7 @@ def _judged(
         e = by_n[n]
         said = whole if n == draft.added else sentences.get(n) or whole
         weak = cit.is_weak(said, draft.bodies[n])
-        support = grounding.support_lines(said, e.hit.text, e.hit.start_line)
+        support = grounding.support_lines(said, e.hit.reading, e.hit.start_line)
         citations.append(citation_of(e, weak, tuple(support)))
     return citations
 
@@ -150,7 +150,7 @@ def _cannot_stand(
     if not cut and grounding.says_nothing(
         checked.text,
         [question],
-        [e.hit.text for e in excerpts],
+        [e.hit.reading for e in excerpts],
         [e.hit.path for e in excerpts],
         translated=language not in ("en", "ja"),
     ):

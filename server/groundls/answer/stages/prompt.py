@@ -48,7 +48,7 @@ def excerpt_header(n: int, hit: Hit) -> str:
 def excerpt_section(hit: Hit) -> str:
     """The nearest breadcrumb that the path and the excerpt's first line do not already say (a
     method's class, a paragraph's heading); "" when they say them all."""
-    first = next((line for line in hit.text.splitlines() if line.strip()), "")
+    first = next((line for line in hit.reading.splitlines() if line.strip()), "")
     said = f"{hit.path}\n{first}".casefold()
     crumbs = [c for c in (*hit.breadcrumb, hit.title) if c.strip()]
     return next((c for c in reversed(crumbs) if _bare(c).casefold() not in said), "")
@@ -114,7 +114,7 @@ def fit_excerpts(
                 continue
             room = min_tokens  # the best hit is always shown, cut to fit
         prose = hit.kind != "code"
-        shown = without_pictures(hit.text) if prose else hit.text
+        shown = without_pictures(hit.reading) if prose else hit.text
         text, cut = focus(shown.strip("\n"), terms or set(), room, count, prose=prose)
         excerpts.append(Excerpt(len(excerpts) + 1, hit, text, cut))
         remaining -= header + count(text)

@@ -66,7 +66,7 @@ class Draft:
     def texts(self) -> dict[int, str]:
         """Each excerpt's text alone (code is quoted from it; a path copied from a label says
         which file the answer means, not which lines it read)."""
-        return {e.n: e.hit.text for e in self.excerpts}
+        return {e.n: e.hit.reading for e in self.excerpts}
 
     @cached_property
     def paths(self) -> set[str]:

@@ -1,0 +1,102 @@
+"""A document's text as a reader sees it: reStructuredText and Markdown without their markup,
+line for line with the source."""
+
+from __future__ import annotations
+
+from groundls.chunkers import chunk_file
+from groundls.chunkers.reading import hidden_names, readable
+
+RST = """\
+Log rotation
+~~~~~~~~~~~~
+
+.. _log-rotation:
+
+The default is :java:extdoc:`FileSizeRotatePolicy <nablarch.core.log.basic.FileSizeRotatePolicy>`.
+Use :func:`evolve` or :class:`~attr.Attribute`; see `the guide <https://example.org>`_.
+ローテーション\\には ``rotate()`` を使う [#]_。
+
+.. important::
+   :class: strong
+
+   Keep |product| running.
+
+.. code-block:: python
+   :linenos:
+
+   title = "x"
+   # ~~~~~~~~
+
+Run this::
+
+    $ app --rotate
+    ==========
+
+.. |product| replace:: the log service
+.. a comment the page does not show
+   over two lines
+.. versionadded:: 2.0
+"""
+
+
+def test_rst_reads_as_prose_line_for_line_with_code_kept_as_written() -> None:
+    read = readable(RST, "rst")
+    lines = read.split("\n")
+    assert len(lines) == len(RST.split("\n"))  # line i of the reading is line i of the source
+    assert lines[0] == "Log rotation" and lines[1] == ""  # no underline
+    assert "_log-rotation" not in read and "replace::" not in read and "comment" not in read
+    assert "`FileSizeRotatePolicy`" in lines[5] and "nablarch" not in lines[5]
+    assert lines[6] == "Use `evolve` or `Attribute`; see the guide."
+    assert lines[7] == "ローテーションには `rotate()` を使う。"  # no escape, no footnote mark
+    assert lines[9] == "Important:" and lines[10] == ""  # the directive's label, not its options
+    assert "Keep the log service running." in read  # a substitution resolved
+    assert '   title = "x"' in lines and "   # ~~~~~~~~" in lines  # code as written
+    assert "Run this:" in lines and "    ==========" in lines  # a literal block is code
+    assert "New in version 2.0." in lines
+    assert not any(token in read for token in (":java:", ":func:", ".. ", "~~~~~~~~~~~~"))
+
+
+def test_a_roles_hidden_target_stays_a_searchable_name() -> None:
+    assert hidden_names(RST, "rst") == [
+        "nablarch.core.log.basic.FileSizeRotatePolicy",
+        "attr.Attribute",
+    ]
+    chunk = next(c for c in chunk_file("docs/log.rst", RST) if "Policy" in c.text)
+    assert "nablarch.core.log.basic.FileSizeRotatePolicy" in chunk.embed_text
+    assert ":java:extdoc:" not in chunk.embed_text and "~~~~" not in chunk.embed_text
+    assert ":java:extdoc:" in chunk.text  # the chunk keeps its source for citations
+
+
+MARKDOWN = """\
+Setup
+=====
+
+<!-- maintainers: keep
+this in sync -->
+See [the guide](https://example.org/a_(b)) and ![logo](logo.png)<br/>.
+
+[guide]: https://example.org
+
+```rst
+Title
+=====
+<!-- kept -->
+```
+***
+"""
+
+
+def test_markdown_reads_without_link_targets_comments_pictures_or_underlines() -> None:
+    read = readable(MARKDOWN, "markdown")
+    lines = read.split("\n")
+    assert len(lines) == len(MARKDOWN.split("\n"))
+    assert lines[:2] == ["Setup", ""]
+    assert "maintainers" not in read and "sync" not in read
+    assert lines[5] == "See the guide and ."
+    assert lines[7] == ""  # a link definition
+    assert lines[10:13] == ["Title", "=====", "<!-- kept -->"]  # a fence is code
+    assert lines[14] == ""
+
+
+def test_other_text_is_read_as_written() -> None:
+    assert readable("a :func:`b`\n====", "python") == "a :func:`b`\n===="
