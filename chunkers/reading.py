@@ -129,7 +129,7 @@ def read_rst(text: str) -> str:
     # the indented body that follows: read as "code", left out ("hidden") or read as prose
     body_mode, body_indent = "", -1
     options_open = False
-    literal_next = False
+    literal_next, literal_indent = False, -1
     for line in lines:
         stripped = line.strip()
         if body_mode and (not stripped or _indent(line) > body_indent):
