@@ -51,6 +51,39 @@ class Hit:
         return ""
 
 
+@dataclass(frozen=True)
+class Note:
+    """One related place: a hit and what it is to the chunk it was found for."""
+
+    hit: Hit
+    #: "doc" or "code" (the tests and callers of a symbol are listed apart)
+    kind: str
+    #: whether it names the chunk's symbol as code, or is the definition of a name it writes so
+    mention: bool = False
+
+
+@dataclass(frozen=True)
+class Related:
+    """What relates to a chunk: a few other places, and for a symbol, where it is tested and
+    who calls it (see :mod:`groundls.search.usage`)."""
+
+    notes: tuple[Note, ...] = ()
+    tests: tuple[Hit, ...] = ()
+    callers: tuple[Hit, ...] = ()
+    #: how many places call it (at least, when ``more``)
+    called: int = 0
+    more: bool = False
+
+    def entries(self) -> list[tuple[str, Hit]]:
+        """Every place with its relation ("doc", "code", "test", "caller"): the notes, then the
+        tests, then the callers."""
+        return [
+            *((n.kind, n.hit) for n in self.notes),
+            *(("test", h) for h in self.tests),
+            *(("caller", h) for h in self.callers),
+        ]
+
+
 def where(path: str, start_line: int, end_line: int, place: str = "") -> str:
     """A place for people: ``manual.pdf p. 12`` in a document (PDF, slides, ...),
     ``app.py:10-24`` in a text file."""

@@ -18,6 +18,7 @@ from groundls.results import (
     Hit,
     IndexReport,
     QuestionLanguage,
+    Related,
     SearchResult,
 )
 
@@ -73,6 +74,16 @@ def _for(folder: Locator | None, record: dict[str, Any]) -> dict[str, Any]:
         "range": lsp_range(record["start_line"], record["end_line"]),
     }
     return {**located, **camel({**record, "path": path})}
+
+
+def related_json(found: Related, folder: Locator | None = None) -> dict[str, Any]:
+    """What relates to a place: each place with its relation ("doc", "code", "test",
+    "caller"), and how many places call the symbol (``called_more``: at least that many)."""
+    return {
+        "related": [{**hit_json(hit, folder), "relation": kind} for kind, hit in found.entries()],
+        "called": found.called,
+        "called_more": found.more,
+    }
 
 
 def hit_json(hit: Hit, folder: Locator | None = None, *, with_text: bool = False) -> dict[str, Any]:

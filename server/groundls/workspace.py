@@ -44,6 +44,7 @@ from groundls.results import (
     IndexReport,
     InvalidChunkId,
     NotReadable,
+    Related,
     SearchFilters,
     SearchResult,
     WorkspaceError,
@@ -290,9 +291,8 @@ class Workspace:
         _check_id(chunk_id)
         return self.searcher.similar(chunk_id, k)
 
-    def related(self, chunk_id: str, k: int = 3) -> list[Hit]:
-        """What is related to a stored chunk: its vector neighbours and the other side of a
-        mention (the docs that name a function as code, the code a doc names); no model call."""
+    def related(self, chunk_id: str, k: int = 3) -> Related:
+        """Notes, tests and callers of a stored chunk (:mod:`groundls.search.related`)."""
         _check_id(chunk_id)
         return self.searcher.related(chunk_id, k)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from groundls.lsp.folders import Folder, uri_to_path
 from groundls.lsp.hover import related
 from groundls.lsp.main import _parse_args, main
 from groundls.lsp.settings import ClientLogHandler, Settings, index_settings_changed, merge
-from groundls.results import Hit
+from groundls.results import Hit, Note, Related
 
 
 def test_search_arguments_accept_camel_case_filters() -> None:
@@ -169,35 +170,41 @@ def _hit(cid: str, path: str, start: int, end: int, title: str, text: str) -> Hi
 
 
 class _TinyEngine:
-    """Just enough workspace for the hover's filtering and rendering."""
+    """Just enough workspace for the hover's rendering."""
 
-    def __init__(self, hits: list[Hit]) -> None:
-        self.hits = hits
+    def __init__(self, hits: list[Hit], found: Related) -> None:
+        self.hits, self.found = hits, found
 
     def chunk_at(self, rel: str, line: int) -> Hit | None:
         return next(
             (h for h in self.hits if h.path == rel and h.start_line <= line <= h.end_line), None
         )
 
-    def related(self, chunk_id: str, k: int = 10) -> list[Hit]:
-        return [h for h in self.hits if h.chunk_id != chunk_id][:k]
+    def related(self, chunk_id: str, k: int = 3) -> Related:
+        return self.found
 
 
-def test_hover_skips_overlapping_chunks_and_escapes_markdown(tmp_path: Path) -> None:
+def test_hover_links_its_notes_tests_and_first_caller_and_escapes_markdown(tmp_path: Path) -> None:
     folder = _folder(tmp_path)
     here = _hit("a" * 16, "a.md", 1, 10, "Here", "text")
-    overlap = _hit("b" * 16, "a.md", 5, 12, "Overlap", "same place")
     other = _hit("c" * 16, "b.md", 3, 4, "Other [x]", "*bold* `code` line\nsecond line")
-    folder.workspace = _TinyEngine([here, overlap, other])  # type: ignore[assignment]
+    test = replace(_hit("d" * 16, "tests/test_a.py", 7, 9, "test_here", "here()"), kind="code")
+    caller = replace(_hit("e" * 16, "src/c.py", 20, 30, "use_here", "here()"), kind="code")
+    found = Related((Note(other, "doc", True),), (test,), (caller,), called=4)
+    folder.workspace = _TinyEngine([here], found)  # type: ignore[assignment]
     result = related(folder, "a.md", 0, 3)
     assert result is not None
-    assert [h.chunk_id for h in result.hits] == ["c" * 16]
+    assert [h.chunk_id for h in result.hits] == ["c" * 16, "d" * 16, "e" * 16]
     assert f"]({folder.uri_for('b.md')}#L3)" in result.markdown
     assert "Other \\[x\\]" in result.markdown
     assert "\\*bold\\* \\`code\\` line" in result.markdown
     assert "second line" not in result.markdown
+    tested = next(line for line in result.markdown.splitlines() if "Tested in" in line)
+    assert f"]({folder.uri_for('tests/test_a.py')}#L7)" in tested and "test\\_here" in tested
+    called = next(line for line in result.markdown.splitlines() if "Called from" in line)
+    assert "4 places" in called and f"]({folder.uri_for('src/c.py')}#L20)" in called
     assert related(folder, "a.md", 40, 3) is None  # no chunk there
-    folder.workspace = _TinyEngine([here, overlap])  # type: ignore[assignment]
+    folder.workspace = _TinyEngine([here], Related())  # type: ignore[assignment]
     assert related(folder, "a.md", 0, 3) is None  # nothing from another place
 
 

@@ -131,7 +131,9 @@ async def test_related_and_read_take_a_place_or_a_chunk_id(client: Client) -> No
     by_id = await client.call_tool("related", {"target": chunk_id, "k": 3})
     by_place = await client.call_tool("related", {"target": "src/storage/uploads.py:16"})
     assert not by_id.is_error and not by_place.is_error
-    assert by_id.structured_content["hits"]
+    related = by_id.structured_content["related"]
+    assert related and {r["relation"] for r in related} <= {"doc", "code", "test", "caller"}
+    assert by_place.structured_content["called"] >= 0
     read = await client.call_tool("read", {"target": chunk_id})
     assert not read.is_error
     record = read.structured_content

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from groundls.results import Hit
 from groundls.search.related import mentioned_names, own_names
+from groundls.search.usage import calls, named_after
+from groundls.workspace import Workspace
 from tests.test_workspace import open_workspace
 
 CODE = '''\
@@ -95,8 +97,11 @@ def test_a_function_and_the_doc_passage_naming_it_are_related(tmp_path: Path, fa
         assert doc is not None and doc.title == "Flaky networks"
         # the neighbours by (fake) vectors alone are the other send_file functions
         assert all(h.kind == "code" for h in workspace.similar(code.chunk_id, k=2))
-        assert doc.chunk_id in [h.chunk_id for h in workspace.related(code.chunk_id, k=2)]
-        assert code.chunk_id in [h.chunk_id for h in workspace.related(doc.chunk_id, k=2)]
+        notes = workspace.related(code.chunk_id, k=2).notes
+        assert notes[0].hit.chunk_id == doc.chunk_id and notes[0].kind == "doc"
+        assert notes[0].mention  # the passage that names it comes first
+        back = workspace.related(doc.chunk_id, k=2).notes
+        assert code.chunk_id in [n.hit.chunk_id for n in back]
     finally:
         workspace.close()
 
@@ -117,8 +122,104 @@ def test_an_older_version_kept_beside_the_code_comes_after_the_current_code(
         workspace.index()
         code = workspace.chunk_at("pkg/twice.py", 1)
         assert code is not None
-        related = [h.path for h in workspace.related(code.chunk_id, k=6)]
+        related = [n.hit.path for n in workspace.related(code.chunk_id, k=6).notes]
         # the same text in the current code and in its older copy: the current one first
         assert related.index("pkg/uploads.py") < related.index("pkg/v1/uploads.py")
     finally:
         workspace.close()
+
+
+LIBRARY = {
+    "src/shapes.py": (
+        "def evolve(shape, **changes):\n"
+        '    """A copy of shape with the changes applied."""\n'
+        "    return replace(shape, **changes)\n\n\n"
+        "def area(shape):\n"
+        '    """The area of a shape."""\n'
+        "    return shape.width * shape.height\n"
+    ),
+    "src/use.py": (
+        "def grow(shape):\n    return evolve(shape, width=shape.width * 2)\n\n\n"
+        "def shrink(shape):\n    return evolve(shape, width=shape.width / 2)\n\n\n"
+        "def describe(shape):\n    return f'evolve is not called here: {shape}'\n"
+    ),
+    "docs/guide.md": (
+        "# Shapes\n\n## Changing a shape\n\nUse `evolve` to get a copy of a shape with some of "
+        "its fields changed; the original stays as it was.\n\n## Areas\n\n"
+        "The area of a shape is its width times its height.\n"
+    ),
+    "CHANGES.md": "# Changes\n\n## 2.0\n\n- `evolve` keeps the shape's type.\n",
+    "tests/test_shapes.py": (
+        "def test_evolve_keeps_other_fields():\n"
+        "    assert evolve(Shape(1, 2), width=3).height == 2\n\n\n"
+        "def test_growing_doubles_the_width():\n"
+        "    assert grow(Shape(1, 2)).width == 2\n\n\n"
+        "def test_area():\n    assert area(Shape(2, 3)) == 6\n"
+    ),
+    "shapes_test.go": (
+        "package shapes\n\nfunc TestEvolveKeepsFields(t *testing.T) {\n"
+        "\tif Evolve(Shape{1, 2}).Height != 2 {\n\t\tt.Fail()\n\t}\n}\n"
+    ),
+    "shapes.go": (
+        "package shapes\n\n// Evolve returns a copy of s.\nfunc Evolve(s Shape) Shape {\n"
+        "\treturn s\n}\n"
+    ),
+}
+
+
+def _library(tmp_path: Path, fake_embedders) -> Workspace:
+    ws_dir = tmp_path / "ws"
+    for name, text in LIBRARY.items():
+        (ws_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws_dir / name).write_text(text)
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    workspace.index()
+    return workspace
+
+
+def test_a_functions_notes_are_other_places_with_the_passage_naming_it_first(
+    tmp_path: Path, fake_embedders
+):
+    workspace = _library(tmp_path, fake_embedders)
+    try:
+        evolve = workspace.chunk_at("src/shapes.py", 1)
+        found = workspace.related(evolve.chunk_id, k=3)
+        first = found.notes[0]
+        assert (first.hit.path, first.kind, first.mention) == ("docs/guide.md", "doc", True)
+        paths = [n.hit.path for n in found.notes]
+        assert "src/shapes.py" not in paths  # not the file being read: something else relates
+        assert "CHANGES.md" not in paths  # the guide names it: the change log is not a note
+        assert not any(p.startswith("tests/") for p in paths)  # tests are listed apart
+        keys = [(n.hit.path, n.hit.title, *n.hit.breadcrumb) for n in found.notes]
+        assert len(keys) == len(set(keys))
+    finally:
+        workspace.close()
+
+
+def test_where_a_function_is_tested_and_who_calls_it(tmp_path: Path, fake_embedders):
+    workspace = _library(tmp_path, fake_embedders)
+    try:
+        evolve = workspace.chunk_at("src/shapes.py", 1)
+        found = workspace.related(evolve.chunk_id, k=3)
+        # named after it first; the test of grow() never calls evolve() itself
+        assert [t.title for t in found.tests] == [
+            "tests.test_shapes.test_evolve_keeps_other_fields"
+        ]
+        assert [c.path for c in found.callers] == ["src/use.py", "src/use.py"]  # grow, shrink
+        assert found.called == 2 and not found.more  # describe() only says the word
+        relations = [kind for kind, _ in found.entries()]
+        assert relations[-3:] == ["test", "caller", "caller"]
+        # the same in Go: a test named after the function, no caller
+        go = workspace.related(workspace.chunk_at("shapes.go", 4).chunk_id, k=3)
+        assert [t.path for t in go.tests] == ["shapes_test.go"] and go.called == 0
+    finally:
+        workspace.close()
+
+
+def test_a_test_is_named_after_a_function_when_its_words_hold_the_names():
+    assert named_after("test_evolve_keeps_fields", "evolve")
+    assert named_after("TestEvolveKeepsFields", "Evolve") and named_after("testEvolve", "evolve")
+    assert not named_after("test_evolved", "evolve") and not named_after("evolve", "evolve")
+    assert calls("x = obj.evolve(s)", "evolve") and calls("evolve::<T>(s)", "evolve")
+    assert not calls("def evolve(s):", "evolve") and not calls("func evolve(s)", "evolve")
+    assert not calls("evolved(s)", "evolve")

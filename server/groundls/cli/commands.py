@@ -1,4 +1,4 @@
-"""``index``, ``search``, ``similar`` and ``stats``: the CLI face of the workspace's index."""
+"""``index``, ``search``, ``status`` and ``stats``: the CLI face of the workspace's index."""
 
 from __future__ import annotations
 
@@ -16,11 +16,9 @@ from groundls.cli.common import (
     CliError,
     add_common,
     add_filters,
-    checked_k,
     filters_of,
     load_config,
     open_workspace,
-    relative_path,
     run_batch,
     run_deep,
     run_index,
@@ -76,13 +74,6 @@ def register(sub: Any) -> None:
         "moved it",
     )
     p.set_defaults(func=cmd_search)
-
-    p = sub.add_parser("similar", help="chunks most similar to the chunk at PATH:LINE")
-    add_common(p)
-    p.add_argument("target", metavar="PATH:LINE")
-    p.add_argument("-k", type=int, default=10)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_similar)
 
     p = sub.add_parser("status", help="the index, its tiers and the answer engine and model")
     add_common(p)
@@ -268,29 +259,6 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(f"confidence: {result.confidence} ({result.reason})")
         if result.notice:
             print(f"note: {result.notice}")
-    return 0
-
-
-def cmd_similar(args: argparse.Namespace) -> int:
-    path, _, line = args.target.rpartition(":")
-    if not path or not line.isdigit():
-        raise CliError(f"expected PATH:LINE, got {args.target!r}")
-    checked_k(args.k)
-    workspace = open_workspace(args)
-    try:
-        rel = relative_path(workspace.root, path)
-        chunk = workspace.chunk_at(rel, int(line))
-        if chunk is None:
-            raise CliError(f"no indexed chunk at {rel}:{line}")
-        hits = workspace.similar(chunk.chunk_id, k=args.k)
-    finally:
-        workspace.close()
-    if args.json:
-        out = {"chunk": wire.hit_json(chunk), "hits": [wire.hit_json(h) for h in hits]}
-        print(json.dumps(out, ensure_ascii=False))
-    else:
-        print(f"similar to {chunk.where} {chunk.title}")
-        _print_hits(hits)
     return 0
 
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from groundls import __version__
-from groundls.cli import ask, commands, store
+from groundls.cli import ask, commands, places, store
 from groundls.cli.common import CliError
 
 
@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"groundls {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.register(sub)
+    places.register(sub)
     ask.register(sub)
     store.register(sub)
     # Listed for --help only: main() hands `serve ...` to the language server's own parser.

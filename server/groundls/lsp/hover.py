@@ -22,7 +22,7 @@ PREVIEW_CHARS = 100
 
 
 @dataclass
-class Related:
+class Hover:
     markdown: str
     range: dict[str, Any]
     hits: list[Hit]
@@ -54,12 +54,9 @@ def _label(hit: Hit) -> str:
     return hit.title or hit.path
 
 
-def _overlaps(a: Hit, path: str, start: int, end: int) -> bool:
-    return a.path == path and a.start_line <= end and start <= a.end_line
-
-
-def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | None:
-    """The hover for 0-based ``line0`` of ``rel_path``, or None when nothing useful is found."""
+def related(folder: Folder, rel_path: str, line0: int, count: int) -> Hover | None:
+    """The hover for 0-based ``line0`` of ``rel_path``, or None when nothing useful is found:
+    ``count`` notes from other places, then where the symbol is tested and who calls it."""
     workspace = folder.workspace
     if workspace is None or count <= 0:
         return None
@@ -69,34 +66,50 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Related | 
     if here is None:
         return None
     try:
-        candidates = workspace.related(here.chunk_id, k=count * 3 + 2)
+        found = workspace.related(here.chunk_id, k=count)
     except KeyError:
         return None
-    chosen: list[Hit] = []
-    for hit in candidates:
-        if hit.chunk_id == here.chunk_id or _overlaps(
-            hit, here.path, here.start_line, here.end_line
-        ):
-            continue
-        if any(_overlaps(hit, c.path, c.start_line, c.end_line) for c in chosen):
-            continue
-        chosen.append(hit)
-        if len(chosen) == count:
-            break
-    if not chosen:
+    if not found.notes and not found.tests and not found.callers:
         return None
     lines = [HEADING, ""]
-    for n, hit in enumerate(chosen, 1):
-        path = relative(folder, hit.path)
-        link = f"{folder.uri_for(path)}#L{hit.start_line}"
-        shown = f"{path} {hit.place}" if hit.place else f"{path}:{hit.start_line}"
-        lines.append(f"{n}. [{_escape(_label(hit))}]({link}) `{shown}`  ")
+    for n, note in enumerate(found.notes, 1):
+        hit = note.hit
+        lines.append(f"{n}. {_link(folder, hit, _escape(_label(hit)))} `{_shown(folder, hit)}`  ")
         preview = _preview(hit)
         lines.append(f"   {_escape(preview)}" if preview else "   ")
+    if found.tests or found.callers:
+        lines.append("")
+    if found.tests:
+        first = found.tests[0]
+        more = f" and {len(found.tests) - 1} more" if len(found.tests) > 1 else ""
+        lines.append(f"*Tested in* {_link(folder, first, _escape(_name(folder, first)))}{more}  ")
+    if found.callers:
+        first = found.callers[0]
+        places = f"{found.called}{'+' if found.more else ''}"
+        noun = "place" if found.called == 1 and not found.more else "places"
+        lines.append(
+            f"*Called from* {places} {noun}, first {_link(folder, first, _escape(_name(folder, first)))}"
+        )
     if partial is not None:
         lines += ["", f"_{_escape(partial)}; results may be incomplete._"]
-    return Related(
+    return Hover(
         markdown="\n".join(lines),
         range=lsp_range(here.start_line, here.end_line),
-        hits=chosen,
+        hits=[n.hit for n in found.notes] + list(found.tests[:1]) + list(found.callers[:1]),
     )
+
+
+def _shown(folder: Folder, hit: Hit) -> str:
+    path = relative(folder, hit.path)
+    return f"{path} {hit.place}" if hit.place else f"{path}:{hit.start_line}"
+
+
+def _link(folder: Folder, hit: Hit, text: str) -> str:
+    """``text`` linking to the hit's first line (an editor opens it on click)."""
+    path = relative(folder, hit.path)
+    return f"[{text}]({folder.uri_for(path)}#L{hit.start_line})"
+
+
+def _name(folder: Folder, hit: Hit) -> str:
+    """A test's or caller's name and place: ``test_evolve (tests/test_make.py:40)``."""
+    return f"{hit.title or hit.path} ({_shown(folder, hit)})"

@@ -36,6 +36,7 @@ from groundls.results import (
     AnswerError,
     InvalidChunkId,
     NotReadable,
+    Related,
     SearchFilters,
 )
 from groundls.typed import clean_text
@@ -234,21 +235,18 @@ def create_server(engine: Engine) -> MCPServer:
     @server.tool(annotations=read_only)
     async def related(
         target: Annotated[str, Field(description="a chunk id, or path:line")],
-        k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
-    ) -> Annotated[CallToolResult, text.SearchRecord]:
-        """What is related to a place: chunks near in meaning, and the other side of a mention
-        (the docs that name a function, the code a doc names). No model call."""
+        k: Annotated[int, Field(ge=1, le=MAX_K, description="notes from other places")] = 5,
+    ) -> Annotated[CallToolResult, text.RelatedRecord]:
+        """What relates to a place, each with its relation: "doc" (a passage that names the
+        function as code, first), "code" (the definitions a passage names, or code near in
+        meaning), "test" (a test that exercises the function) and "caller" (code that calls
+        it), with how many places call it. No model call."""
 
-        def work(ws: Workspace) -> list[Any]:
+        def work(ws: Workspace) -> Related:
             return ws.related(_chunk_at(engine, ws, target), k)
 
-        hits = await _run(engine, work)
-        record: text.SearchRecord = {
-            "confidence": "",
-            "reason": "",
-            "hits": [text.hit_record(h) for h in hits],
-        }
-        return _result(text.hits_text(hits) or "nothing related found", record)
+        found = await _run(engine, work)
+        return _result(text.related_text(found), text.related_record(found))
 
     @server.tool(annotations=read_only)
     async def read(

@@ -11,7 +11,7 @@ from typing import Any
 from typing_extensions import NotRequired, TypedDict
 
 from groundls import wire
-from groundls.results import Answer, Citation, Hit, QuestionLanguage, SearchResult
+from groundls.results import Answer, Citation, Hit, QuestionLanguage, Related, SearchResult
 from groundls.workspace import describe_base
 
 CONFIDENCE_MEANING = (
@@ -52,6 +52,16 @@ class SearchRecord(TypedDict):
     confidence: str
     reason: str
     hits: list[HitRecord]
+
+
+class RelatedHitRecord(HitRecord):
+    relation: str
+
+
+class RelatedRecord(TypedDict):
+    related: list[RelatedHitRecord]
+    called: int
+    called_more: bool
 
 
 class ReadRecord(TypedDict):
@@ -104,6 +114,35 @@ def hit_record(hit: Hit) -> HitRecord:
     if hit.place:
         record["place"] = hit.place
     return record
+
+
+def related_record(found: Related) -> RelatedRecord:
+    """Each related place with its relation ("doc", "code", "test", "caller")."""
+    return {
+        "related": [
+            {**hit_record(hit), "relation": kind}  # type: ignore[typeddict-item]
+            for kind, hit in found.entries()
+        ],
+        "called": found.called,
+        "called_more": found.more,
+    }
+
+
+def related_text(found: Related) -> str:
+    """The related places as numbered lines, each with its relation, and the callers' count."""
+    entries = found.entries()
+    if not entries:
+        return "nothing related found"
+    lines = []
+    for n, (kind, hit) in enumerate(entries, 1):
+        title = f"  {hit.title}" if hit.title else ""
+        shown = place(hit.path, hit.start_line, hit.end_line, hit.place)
+        lines.append(f"{n}. [{kind}] {shown}{title}  [{hit.chunk_id}]")
+        if hit.snippet and hit.snippet != hit.title and kind in ("doc", "code"):
+            lines.append(f"   {hit.snippet}")
+    if found.called:
+        lines.append(f"called from {found.called}{'+' if found.more else ''} places")
+    return "\n".join(lines)
 
 
 def hits_text(hits: list[Hit] | tuple[Hit, ...], start: int = 1) -> str:

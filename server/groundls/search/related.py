@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import replace
 
 import numpy as np
 
 from groundls.index.storage.store import Store
 from groundls.index.storage.terms import index_terms, match_expression
-from groundls.results import Hit, SearchFilters
+from groundls.results import Hit, Note, Related, SearchFilters
 from groundls.search.fusion import RankedList, rrf
-from groundls.search.signals import noise
+from groundls.search.signals import is_change_log, is_test, noise
+from groundls.search.usage import usage
 
 #: Doc passages (or definitions) read for mentions of one chunk.
 MENTION_CANDIDATES = 20
 #: The mention list counts as much as all the vector lists together (one list a space).
 MENTIONS_WEIGHT = 1.0
+#: Related candidates read, per note asked for (repeats, the file being read and tests are
+#: passed over).
+CANDIDATES = 4
 
 # a code span: `x`, ``x``, :role:`x` (reST, Markdown); its text must look like a name or a path
 # to one, perhaps called (``click.Context.invoke()``, ``~click.getchar``, ``Rack::Request``)
@@ -36,11 +41,15 @@ _CODE_SHAPED = re.compile(r"\w+_\w+|[A-Za-z][a-z0-9]*[A-Z]\w*")
 _TITLE_WORD = re.compile(r"[A-Za-z_][\w.:#]*")
 
 
-def mentioned_names(text: str, title: str = "") -> list[str]:
+def mentioned_names(
+    text: str, title: str = "", *, bare: bool = False, calls: bool = True
+) -> list[str]:
     """The names ``text`` (a doc passage under the heading ``title``) names as code, each as its
     last part (``click.Context.invoke()`` -> ``invoke``), in order of first mention. A bare word
     in a code span (```path```) is often a parameter or a value, so it counts only when its
-    shape is a code name's, it is a path to a name, it is called, or a reST role names it."""
+    shape is a code name's, it is a path to a name, it is called, or a reST role names it; or
+    when ``bare`` (the name is known to be the workspace's one definition of it). ``calls``:
+    also the names called in the passage's examples (``click.echo(...)``)."""
     names: list[str] = []
     for word in _TITLE_WORD.findall(title):
         if _CODE_SHAPED.fullmatch(_PART.split(word)[-1]):
@@ -49,11 +58,10 @@ def mentioned_names(text: str, title: str = "") -> list[str]:
         span = span.strip()
         if not _NAME_PATH.fullmatch(span):
             continue
-        bare = span.lstrip("~")
-        name = _PART.split(bare.removesuffix("()"))[-1]
-        if role or bare != name or _CODE_SHAPED.fullmatch(name):
+        name = _PART.split(span.lstrip("~").removesuffix("()"))[-1]
+        if bare or role or span.lstrip("~") != name or _CODE_SHAPED.fullmatch(name):
             names.append(name)
-    for called in _CALLED.findall(text):
+    for called in _CALLED.findall(text) if calls else ():
         names.append(_PART.split(called)[-1])
     return [n for n in dict.fromkeys(names) if len(n) > 1]
 
@@ -85,14 +93,30 @@ def mentions(store: Store, hit: Hit, symbol: str, hit_vectors: dict[str, np.ndar
         return []
     out: list[int] = []
     docs = SearchFilters(kinds=("doc",))
+    code = SearchFilters(kinds=("code",))
     for name in own_names(hit, symbol):
+        # a name the workspace defines once is that definition's, even in a bare code span
+        # (```echo```); one defined in several places only in a span shaped as code
+        bare = [n for _, n in store.definitions([name], 3, code)].count(name) == 1
         expression = match_expression([index_terms(name)])
         rows = [r for r, _ in store.keyword(expression, MENTION_CANDIDATES, docs)]
         texts = store.hits_by_rowid(rows)
-        out += [
-            r for r in rows if r in texts and name in mentioned_names(texts[r].text, texts[r].title)
+        described = [r for r in rows if r in texts and _names(texts[r], name, bare, calls=False)]
+        called = [
+            r
+            for r in rows
+            if r in texts and r not in described and _names(texts[r], name, bare, calls=True)
         ]
-    return _nearest_first(store, hit_vectors, list(dict.fromkeys(out)))
+        # the passages that write the symbol itself as code first, then the examples that call
+        # it, then the same for its type
+        out += _nearest_first(store, hit_vectors, described)
+        out += _nearest_first(store, hit_vectors, called)
+    return list(dict.fromkeys(out))
+
+
+def _names(passage: Hit, name: str, bare: bool, *, calls: bool) -> bool:
+    """Whether ``passage`` names ``name`` as code (see :func:`mentioned_names`)."""
+    return name in mentioned_names(passage.text, passage.title, bare=bare, calls=calls)
 
 
 def _nearest_first(store: Store, own: dict[str, np.ndarray], rows: list[int]) -> list[int]:
@@ -122,14 +146,14 @@ def neighbours(
 
 
 def related(
-    store: Store, own: Hit, rowid: int, k: int, superseded: Collection[str] = ()
-) -> list[tuple[Hit, float]]:
-    """The chunks related to chunk ``rowid`` (``own``) and their scores, best first, itself
-    excluded: its nearest chunks in each embedding space fused with what it mentions or is
-    mentioned by (``superseded``: the workspace's older version folders, as in search)."""
+    store: Store, own: Hit, rowid: int, symbol: str, k: int, superseded: Collection[str] = ()
+) -> tuple[list[tuple[Hit, float]], set[str]]:
+    """The chunks related to chunk ``rowid`` (``own``, defining ``symbol``) and their scores,
+    best first, itself excluded: its nearest chunks in each embedding space fused with what it
+    mentions or is mentioned by (``superseded``: the workspace's older version folders, as in
+    search); and the chunk ids of the mentions."""
     vectors = store.chunk_vectors(rowid)
     lists = neighbours(store, rowid, vectors, k)
-    symbol = store.symbols_by_rowid([rowid]).get(rowid, "")
     named = [r for r in mentions(store, own, symbol, vectors) if r != rowid]
     lists.append(RankedList("mentions", MENTIONS_WEIGHT * max(1, len(lists)), named))
     scores = rrf(lists)
@@ -138,7 +162,71 @@ def related(
         # as in search: tests, examples and change logs restate or aside, seldom the note wanted
         for r, hit in hits.items():
             scores[r] *= noise(hit.path, superseded)
-    return best_first(scores, hits)
+    return best_first(scores, hits), {hits[r].chunk_id for r in named if r in hits}
+
+
+def related_to(
+    store: Store, own: Hit, rowid: int, k: int, superseded: Collection[str] = ()
+) -> Related:
+    """What relates to chunk ``rowid`` (``own``): ``k`` notes from other places (see
+    :func:`notes`), and for a symbol where it is tested and who calls it (see
+    :mod:`groundls.search.usage`)."""
+    symbol = store.symbols_by_rowid([rowid]).get(rowid, "")
+    # more candidates than notes: repeats, the file being read and tests are passed over;
+    # where they were all of those, deeper once (a Go package's other files)
+    for depth in (CANDIDATES * k, CANDIDATES**2 * k):
+        scored, mentioned = related(store, own, rowid, symbol, depth, superseded)
+        chosen = notes(own, symbol, scored, mentioned, k)
+        if len(chosen) == k and all(n.hit.path != own.path for n in chosen):
+            break
+    found = usage(store, own, rowid, symbol)
+    return Related(tuple(chosen), found.tests, found.callers, found.called, found.more)
+
+
+def notes(
+    own: Hit, symbol: str, scored: list[tuple[Hit, float]], mentioned: Collection[str], k: int
+) -> list[Note]:
+    """The ``k`` notes worth a glance beside ``own``: other places, the other side of a mention
+    first (the doc passages that name a function as code, the definitions a passage names),
+    then the nearest in meaning. One note a symbol or section; nothing that overlaps ``own``;
+    tests only beside a test (the hover lists them apart); a change log only when no other
+    passage names it; the file being read only when nothing else relates."""
+    others = [(h, s) for h, s in scored if not _overlaps(h, own)]
+    ordered = [p for p in others if p[0].chunk_id in mentioned]
+    ordered += [p for p in others if p[0].chunk_id not in mentioned]
+    # a change log names what changed: a note only when no other passage names the symbol
+    only_logs = not any(
+        h.chunk_id in mentioned
+        and not is_change_log(h.path)
+        and (not symbol or symbol in mentioned_names(h.text, h.title, bare=True))
+        for h, _ in ordered
+    )
+    chosen: list[Note] = []
+    same_file: list[Note] = []
+    seen: set[tuple[str, ...]] = set()
+    beside_test = is_test(own.path)
+    for hit, score in ordered:
+        key = (hit.path, hit.title, *hit.breadcrumb)
+        if key in seen or (is_test(hit.path) and not beside_test):
+            continue
+        if is_change_log(hit.path) and not (only_logs and hit.chunk_id in mentioned):
+            continue
+        seen.add(key)
+        note = Note(_scored(hit, score), _kind(hit), hit.chunk_id in mentioned)
+        (same_file if hit.path == own.path else chosen).append(note)
+    return (chosen or same_file)[:k]
+
+
+def _kind(hit: Hit) -> str:
+    return "code" if hit.kind == "code" else "doc"
+
+
+def _overlaps(a: Hit, b: Hit) -> bool:
+    return a.path == b.path and a.start_line <= b.end_line and b.start_line <= a.end_line
+
+
+def _scored(hit: Hit, score: float) -> Hit:
+    return replace(hit, score=round(score, 6))
 
 
 def best_first(scores: dict[int, float], hits: dict[int, Hit]) -> list[tuple[Hit, float]]:

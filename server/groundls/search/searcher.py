@@ -21,7 +21,7 @@ from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders
 from groundls.index.embed.spaces import SpacePolicy
 from groundls.index.storage.store import Store
-from groundls.results import Hit, SearchFilters, SearchResult
+from groundls.results import Hit, Related, SearchFilters, SearchResult
 from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.bilingual import in_two_languages
@@ -338,12 +338,11 @@ class Searcher:
         scored = related_chunks.best_first(scores, self.store.hits_by_rowid(list(scores)))
         return _apart(scored, own, k)
 
-    def related(self, chunk_id: str, k: int = 3) -> list[Hit]:
-        """What is related to a stored chunk (see :mod:`groundls.search.related`), excluding
-        itself and what overlaps it; no model call."""
+    def related(self, chunk_id: str, k: int = 3) -> Related:
+        """What is related to a stored chunk (see :func:`groundls.search.related.related_to`);
+        no model call."""
         rowid, own = self._stored(chunk_id)
-        superseded = self._superseded_versions()
-        return _apart(related_chunks.related(self.store, own, rowid, k, superseded), own, k)
+        return related_chunks.related_to(self.store, own, rowid, k, self._superseded_versions())
 
     def _stored(self, chunk_id: str) -> tuple[int, Hit]:
         """A stored chunk's row and hit; KeyError for an unknown id."""

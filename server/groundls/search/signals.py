@@ -88,9 +88,14 @@ _RESTATING_FILE = re.compile(
     r"|^mocks?[_.]|_mocks?\.|^fakes?[_.]|_fakes?\.)",
     re.IGNORECASE,
 )
+_CHANGE_LOG = r"^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$"
 _ASIDE_FILE = re.compile(
-    r"(\.d\.ts$|^__init__\.py$|_compat\.|compat\."
-    r"|^(changes|changelog|history|news|release[-_ ]?notes|releases)(\.(md|markdown|rst|txt|adoc|org))?$)",
+    rf"(\.d\.ts$|^__init__\.py$|_compat\.|compat\.|{_CHANGE_LOG})", re.IGNORECASE
+)
+_TEST_DIRS = frozenset(["test", "tests", "testing", "spec", "specs", "__tests__"])
+_TEST_FILE = re.compile(
+    r"(^test_.*\.(py|c|cc|cpp|lua|dart)$|_test\.(py|go|rb|c|cc|cpp|lua|dart|exs)$"
+    r"|\.(test|spec)\.[cm]?[jt]sx?$|_spec\.(rb|lua)$|(Tests?|Spec|Suite)\.(java|kt|cs|php|swift|scala)$)",
     re.IGNORECASE,
 )
 _VERSION_FOLDER = re.compile(r"v(\d+)", re.IGNORECASE)
@@ -191,6 +196,21 @@ def noise(path: str, superseded: Collection[str] = ()) -> float:
     if superseded and any(str(folder) in superseded for folder in pure.parents):
         return ASIDE
     return 1.0
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test file: in a tests folder, or named as one (``test_x.py``,
+    ``x_test.go``, ``x.spec.ts``, ``XTest.java``); fixtures, mocks and examples are not."""
+    pure = PurePosixPath(path)
+    folders = {part.lower().strip("_") for part in pure.parent.parts}
+    in_tests = bool(folders & {f.strip("_") for f in _TEST_DIRS})
+    fixture = bool(folders & {"fixtures", "testdata", "mocks", "data"})
+    return (in_tests and not fixture) or bool(_TEST_FILE.search(pure.name))
+
+
+def is_change_log(path: str) -> bool:
+    """Whether ``path`` is a change log (``CHANGES.rst``, ``docs/changelog.md``, ``NEWS``)."""
+    return bool(re.search(_CHANGE_LOG, PurePosixPath(path).name, re.IGNORECASE))
 
 
 def superseded_versions(paths: Iterable[str]) -> frozenset[str]:

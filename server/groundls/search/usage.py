@@ -1,0 +1,125 @@
+"""Where a symbol is tested and where it is used: read from the keyword index and the symbol
+table, no model call.
+
+A test exercises a function when it calls it, or when it is named after it and names it in its
+body (``test_evolve_keeps_fields`` for ``evolve``, ``TestEvolve`` in Go, ``testEvolve`` in Java).
+A caller is code outside the tests that calls it (``evolve(``, ``.evolve(``, ``evolve::<T>(``,
+``new Evolve(``). Both are found the same way in every language: the chunks whose words hold the
+name (the keyword index), read for a call or the test's name.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from groundls.chunkers.textrules import split_identifier
+from groundls.index.storage.store import Store
+from groundls.index.storage.terms import index_terms, match_expression
+from groundls.results import Hit, SearchFilters
+from groundls.search.signals import is_test
+
+#: Code chunks read for the tests and callers of one name (the count of callers says "or more"
+#: when every one of them calls it).
+USE_CANDIDATES = 200
+#: Tests and callers kept (the hover shows the first of each; agents get them all).
+KEPT = 5
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The tests that exercise a symbol, and the places that call it."""
+
+    tests: tuple[Hit, ...] = ()
+    callers: tuple[Hit, ...] = ()
+    #: how many places call it (at least; see ``more``)
+    called: int = 0
+    #: whether more places may call it than were read
+    more: bool = False
+
+
+@functools.lru_cache(maxsize=1024)
+def _call(name: str) -> re.Pattern[str]:
+    """A call of ``name``: ``name(``, ``obj.name(``, ``name::<T>(``, ``name<T>(``, ``name!(``;
+    not its definition (``def name(``, ``fn name(``, ``func name(``, ``function name(``)."""
+    return re.compile(
+        rf"(?<!def )(?<!fn )(?<!func )(?<!function )(?<![\w$]){re.escape(name)}"
+        r"(?:::)?(?:<[^<>()\n]{0,80}>)?!?\s*\("
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _word(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
+def calls(text: str, name: str) -> bool:
+    """Whether ``text`` calls ``name``."""
+    return bool(_call(name).search(text))
+
+
+def named_after(test_name: str, name: str) -> bool:
+    """Whether a test's name holds ``name`` as a run of its words (``test_evolve_keeps`` and
+    ``TestEvolve`` for ``evolve``; ``test_evolved`` is not)."""
+    mine = [w.lower() for w in split_identifier(name)]
+    theirs = [w.lower() for w in split_identifier(test_name)]
+    if not mine or len(theirs) <= len(mine):
+        return False
+    return any(theirs[i : i + len(mine)] == mine for i in range(len(theirs) - len(mine) + 1))
+
+
+def _test_shaped(name: str) -> bool:
+    """Whether a function's name says it is a test (``test_x``, ``TestX``, ``testX``)."""
+    return "test" in (w.lower() for w in split_identifier(name))
+
+
+def called_name(own: Hit, symbol: str) -> str:
+    """The name a symbol is called by: its own, or its type's for a constructor (``__init__``,
+    ``constructor``, ``new``)."""
+    if symbol in ("__init__", "__new__", "constructor", "new", "init", "New"):
+        parts = [p for p in re.split(r"[.:#]+", own.title) if p]
+        return parts[-2] if len(parts) >= 2 else ""
+    if symbol.startswith("__") and symbol.endswith("__"):
+        return ""  # an operator method is called by syntax, not by name
+    return symbol
+
+
+def usage(store: Store, own: Hit, rowid: int, symbol: str) -> Usage:
+    """Where the code chunk ``own`` (chunk ``rowid``, defining ``symbol``) is tested and used."""
+    name = called_name(own, symbol)
+    if own.kind != "code" or len(name) < 2:
+        return Usage()
+    expression = match_expression([index_terms(name)])
+    rows = [r for r, _ in store.keyword(expression, USE_CANDIDATES, SearchFilters(kinds=("code",)))]
+    rows = [r for r in rows if r != rowid]
+    hits = store.hits_by_rowid(rows)
+    symbols = store.symbols_by_rowid(rows)
+    named: list[Hit] = []
+    calling: list[Hit] = []
+    helpers: list[Hit] = []  # fixtures and helpers of the tests that call it
+    callers: list[Hit] = []
+    for r in rows:
+        hit = hits.get(r)
+        if hit is None or symbols.get(r) == name:
+            continue  # gone, or another definition of the name (an override, an overload)
+        test = is_test(hit.path)
+        test_name = symbols.get(r) or hit.title
+        if (
+            test
+            and _test_shaped(test_name)
+            and named_after(test_name, name)
+            and _word(name).search(hit.text)
+        ):
+            named.append(hit)
+        elif calls(hit.text, name):
+            if not test:
+                callers.append(hit)
+            else:
+                (calling if _test_shaped(test_name) else helpers).append(hit)
+    return Usage(
+        tests=tuple((named + calling + helpers)[:KEPT]),
+        callers=tuple(callers[:KEPT]),
+        called=len(callers),
+        more=len(rows) + 1 >= USE_CANDIDATES and bool(callers),
+    )
