@@ -962,3 +962,61 @@ def test_an_extractive_fallback_shows_the_chosen_excerpt_first():
     assert ans.mode == "extractive" and ans.chosen == 2
     assert [c.n for c in ans.citations][0] == 2
     assert ans.answer.index("[2]") < ans.answer.index("[1]")
+
+
+def test_over_an_unsure_search_an_answer_that_cannot_stand_is_not_found_with_places():
+    streamed: list[str] = []
+    svc, workspace = service([UPLOAD], FakeModel(["Failed uploads are retried [1]."]))
+    workspace.confidence = "low"
+    ans = svc.ask("where do we retry failed uploads?", on_token=streamed.append)
+    assert ans.mode == "not_found" and not ans.found and ans.citations == []
+    assert "src/upload.py:10-16" in ans.answer  # the places to look, not their key lines
+    assert "def retry_upload" not in ans.answer
+    assert ans.notice.startswith("not found: the search was unsure")
+    assert "restated the question" in ans.notice  # and which evidence decided
+    assert streamed[-1].strip() == ans.answer  # the reader is told the same
+    # over a sure search the same answer gives the excerpts' key lines (as before)
+    svc, workspace = service([UPLOAD], FakeModel(["Failed uploads are retried [1]."]))
+    assert svc.ask("where do we retry failed uploads?").mode == "extractive"
+
+
+SVG = Hit(
+    "c" * 16,
+    "docs/_static/logo.svg",
+    1,
+    3,
+    "config",
+    "xml",
+    "paragraph",
+    "logo.svg",
+    (),
+    '<path d="M 88.98 12.3 L 10.5 20.1 C 30.2 40.1 50.3 60.2 70.4 80.5 Z M 1 2 3 4 5 6 7 8 9 '
+    '10 11 12 13 14 15 16" fill="#fff"/>',
+    0.95,
+)
+MAKEFILE = Hit(
+    "d" * 16,
+    "docs/Makefile",
+    1,
+    4,
+    "config",
+    "make",
+    "paragraph",
+    "Makefile",
+    (),
+    "html:\n\tsphinx-build -b html . _build/html\n",
+    0.94,
+)
+
+
+def test_path_data_and_build_files_are_never_an_answers_excerpt_unless_asked_for():
+    svc, _ = service([SVG, MAKEFILE])
+    ans = svc.ask("アップロードの再試行をどう設定しますか？")
+    assert ans.mode == "not_found" and "logo.svg" not in ans.answer
+    assert "Makefile" not in ans.answer  # not a place to look either
+    svc, _ = service([SVG, MAKEFILE, UPLOAD])
+    ans = svc.ask("where do we retry failed uploads?")
+    assert [c.path for c in ans.citations] == ["src/upload.py"]
+    svc, _ = service([SVG, MAKEFILE, UPLOAD])
+    ans = svc.ask("which make target builds the html docs?")
+    assert "docs/Makefile" in [c.path for c in ans.citations]

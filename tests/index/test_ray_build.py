@@ -36,6 +36,8 @@ def cluster() -> Iterator[Cluster]:
     for _ in range(2):
         c.add_node(num_cpus=1)
     c.wait_for_nodes()
+    if ray.is_initialized():
+        ray.shutdown()  # a test before this one left its own Ray in this process
     ray.init(address=c.address, include_dashboard=False, log_to_driver=False)
     yield c
     ray.shutdown()

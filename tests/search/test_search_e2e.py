@@ -123,8 +123,14 @@ def test_cli_errors_are_one_line_without_traceback(tmp_path):
     out = run_cli("similar", "nonsense", "-w", str(tmp_path), env_dir=tmp_path / "idx")
     assert out.returncode != 0 and "PATH:LINE" in out.stderr
     # -k out of range is refused before anything is indexed, by every command that takes it
-    for command, k, most in (("search", "0", 100), ("similar", "101", 100), ("ask", "51", 50)):
-        target = "a.py:1" if command == "similar" else "x"
+    commands = (
+        ("search", "0", 100),
+        ("similar", "101", 100),
+        ("related", "0", 100),
+        ("ask", "51", 50),
+    )
+    for command, k, most in commands:
+        target = "a.py:1" if command in ("similar", "related") else "x"
         out = run_cli(command, "-k", k, "-w", str(tmp_path), target, env_dir=tmp_path / "idx")
         assert out.returncode != 0, command
         assert out.stderr.strip() == f"groundls: error: -k must be from 1 to {most}, got {k}"

@@ -127,7 +127,8 @@ def test_search_similar_hover_and_answers_never_show_a_restricted_path(
             _no_secret(json.dumps([e.__dict__ for e in result.explanations], default=str))
         catalog = bob.chunk_at("services/catalog/items.py", 1)
         assert catalog is not None
-        for hit in [*bob.similar(catalog.chunk_id, k=50), *bob.related(catalog.chunk_id, k=50)]:
+        related = [hit for _, hit in bob.related(catalog.chunk_id, k=50).entries()]
+        for hit in [*bob.similar(catalog.chunk_id, k=50), *related]:
             _no_secret(hit.path + hit.text + hit.title)
         theirs = alice.chunk_at("services/payments/ledger.py", 1)
         assert theirs is not None and bob.get_chunk(theirs.chunk_id) is None

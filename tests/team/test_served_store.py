@@ -197,9 +197,13 @@ def test_a_server_gone_mid_search_leaves_the_overlay_and_says_so(team_ws, tmp_pa
 
 
 def test_a_ray_build_publishes_the_same_index(team_ws, tmp_path, database, capsys):
+    ray = pytest.importorskip("ray", reason="needs groundls[ray] (scripts/test.sh installs it)")
     pytest.importorskip("ray.data", reason="needs groundls[ray] (scripts/test.sh installs it)")
     args = ["index", str(team_ws), "--index-dir", str(tmp_path / "ray"), "--store", database]
-    assert cli([*args, "--ray", "--workers", "1"]) == 0
+    try:
+        assert cli([*args, "--ray", "--workers", "1"]) == 0
+    finally:
+        ray.shutdown()  # the command ran in this process: its local cluster goes with it
     assert "published to postgresql database" in capsys.readouterr().out
     own = Workspace.open(team_ws, Config(), tmp_path / "local")
     own.index()

@@ -13,7 +13,7 @@ from groundls.answer.model import model_files, shared
 from groundls.answer.model.slot import ModelSlot
 from groundls.answer.stages import choose, followup
 from groundls.answer.stages.check import check, citation_of
-from groundls.answer.stages.extract import Fallback, extractive
+from groundls.answer.stages.extract import NOTICES, Fallback, extractive
 from groundls.answer.stages.focus import TokenCounter, question_terms
 from groundls.answer.stages.prompt import (
     Excerpt,
@@ -29,9 +29,17 @@ from groundls.answer.stages.retrieve import (
     WORKSPACE_WORDS,
     Asked,
     Retrieved,
+    carries_answer,
     context_budget,
 )
-from groundls.answer.stages.settle import cannot_stand, in_place_of, not_found, settled, timed
+from groundls.answer.stages.settle import (
+    cannot_stand,
+    in_place_of,
+    not_found,
+    settled,
+    timed,
+    unsure,
+)
 from groundls.answer.stages.write import Shown, write
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
@@ -168,7 +176,8 @@ class AnswerService:
             "first_token_ms": None,
             "total_ms": None,
         }
-        hits = list(found) if judged else []
+        # lock files, vector pictures, build files and data carry no answer unless asked for
+        hits = [h for h in found if carries_answer(h, asked.question)] if judged else []
         prompt = Prompt(question, language, self.style, asked.detail)
         return Retrieved(
             question, searched, language, asked.detail, prompt, found, hits, loading, timing
@@ -182,7 +191,8 @@ class AnswerService:
         t0: float,
     ) -> Answer:
         """ "Not found", with where a reader would still look: what the search found nearest."""
-        ans = not_found(got.found, got.language, got.timing, t0)
+        places = [h for h in got.found if carries_answer(h, got.question)]
+        ans = not_found(got.found, places, got.language, got.timing, t0)
         if on_sources is not None:
             on_sources([])
         if on_token is not None:
@@ -231,10 +241,28 @@ class AnswerService:
         fallback = cannot_stand(ans, got.language, cancel, self.config.time_limit_s)
         if fallback is None:
             return ans
+        if got.found.confidence == "low":
+            return self._unsure(got, excerpts, fallback, on_token, t0)
         if fallback.kind == "uncited" and on_token is not None:
             on_token("\n\n")
         extract = extractive(excerpts, got.language, fallback, on_token, t0)
         return in_place_of(ans, extract, fallback, got.timing)
+
+    def _unsure(
+        self,
+        got: Retrieved,
+        excerpts: list[Excerpt],
+        fallback: Fallback,
+        on_token: Callable[[str], None] | None,
+        t0: float,
+    ) -> Answer:
+        """Where the model's answer cannot stand and the search was unsure: "not found" with
+        the places to look, never the places' key lines."""
+        why = fallback.why or NOTICES[fallback.kind]
+        ans = unsure(got.found, [e.hit for e in excerpts], got.language, why, got.timing, t0)
+        if on_token is not None:
+            on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
+        return ans
 
     def _context_budget(
         self,
@@ -291,6 +319,8 @@ class AnswerService:
         )
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
+            if got.found.confidence == "low":
+                return replace(self._unsure(got, excerpts, fallback, on_token, t0), chosen=chosen)
             extract = extractive(excerpts, got.language, fallback, on_token, t0)
             # the reader saw the model's first words as they streamed, then this in their place
             shown_at = {"first_token_ms": timing["first_token_ms"]} if show.seen else {}

@@ -32,18 +32,25 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_related)
 
 
-def _chunk(workspace: Workspace, target: str) -> Hit:
+def _place(target: str) -> tuple[str, int]:
+    """``PATH:LINE``, checked before anything is opened."""
     path, _, line = target.rpartition(":")
     if not path or not line.isdigit():
         raise CliError(f"expected PATH:LINE, got {target!r}")
+    return path, int(line)
+
+
+def _chunk(workspace: Workspace, target: str) -> Hit:
+    path, line = _place(target)
     rel = relative_path(workspace.root, path)
-    chunk = workspace.chunk_at(rel, int(line))
+    chunk = workspace.chunk_at(rel, line)
     if chunk is None:
         raise CliError(f"no indexed chunk at {rel}:{line}")
     return chunk
 
 
 def cmd_similar(args: argparse.Namespace) -> int:
+    _place(args.target)
     checked_k(args.k)
     workspace = open_workspace(args)
     try:
@@ -65,6 +72,7 @@ def cmd_similar(args: argparse.Namespace) -> int:
 
 
 def cmd_related(args: argparse.Namespace) -> int:
+    _place(args.target)
     checked_k(args.k)
     workspace = open_workspace(args)
     try:

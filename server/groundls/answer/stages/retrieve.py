@@ -3,8 +3,10 @@ from; and how many excerpt tokens the model can read in the time it has."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from groundls.answer.stages.focus import TokenCounter
@@ -18,6 +20,47 @@ MAX_QUESTION_CHARS = 2000
 #: A low-confidence search is answered only when at least this share of the question's words
 #: occur somewhere in the workspace.
 WORKSPACE_WORDS = 2 / 3
+
+
+#: Files that hold data for tools, not answers for people: lock files and checksums (read only
+#: when the question names them).
+_TOOL_DATA = re.compile(
+    r"(\.lock|-lock\.(json|ya?ml)|^go\.sum|^npm-shrinkwrap\.json|\.svg|\.min\.(js|css))$", re.I
+)
+#: Build files: how a project is built, which answers only a question about building it.
+_BUILD = re.compile(
+    r"^(makefile|gnumakefile|.+\.mk|make\.bat|cmakelists\.txt|.+\.cmake|meson\.build|build\.ninja)$",
+    re.I,
+)
+_TOKEN = re.compile(r"\S+")
+_WORD = re.compile(r"[^\W\d_]{3}|[\u3040-\u9fff]")
+_QUESTION_WORD = re.compile(r"[a-z0-9]{3,}")
+#: A passage whose tokens are words this rarely is data (an SVG path's coordinates, a table of
+#: numbers, an encoded blob), however it was named.
+DATA_WORD_SHARE = 0.2
+
+
+def carries_answer(hit: Hit, question: str) -> bool:
+    """Whether ``hit`` can be an answer's excerpt: not a lock file, vector picture or minified
+    file, not a build file, not data (see ``DATA_WORD_SHARE``), unless the question names the
+    file (``Makefile``, ``make``, ``package-lock``, ``svg``)."""
+    name = PurePosixPath(hit.path).name.lower()
+    if _names_file(question, name):
+        return True
+    if _TOOL_DATA.search(name) or _BUILD.match(name):
+        return False
+    tokens = _TOKEN.findall(hit.text)
+    if hit.kind == "code" or len(tokens) < 20:  # code is read by its own rules, not words
+        return True
+    words = sum(1 for t in tokens if _WORD.search(t))  # a word, a name, Japanese text
+    return words / len(tokens) >= DATA_WORD_SHARE
+
+
+def _names_file(question: str, name: str) -> bool:
+    """Whether a word of the question begins the file's name or is its extension."""
+    stem, _, extension = name.partition(".")
+    words = set(_QUESTION_WORD.findall(question.lower()))
+    return any(stem.startswith(w) for w in words) or extension in words
 
 
 #: The excerpts are never cut below this many tokens to start sooner: the lines that hold an

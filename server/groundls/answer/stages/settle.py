@@ -108,11 +108,38 @@ def timed(timing: dict[str, float | None], stats: Any) -> None:
         timing["load_ms"] = round(stats.load_ms, 1)
 
 
-def not_found(
-    found: SearchResult, language: str, timing: dict[str, float | None], t0: float
+def unsure(
+    found: SearchResult,
+    places: list[Any],
+    language: str,
+    why: str,
+    timing: dict[str, float | None],
+    t0: float,
 ) -> Answer:
-    """ "Not found", with where a reader would still look: what the search found nearest."""
-    text = say(wording.NOT_FOUND, language) + places_to_look(list(found), language)
+    """ "Not found" where the model's answer could not stand over an unsure search, with the
+    places to look and why (the excerpts' key lines would read as an answer the search was
+    not sure the workspace holds)."""
+    text = say(wording.NOT_SAID, language) + places_to_look(places, language)
+    timing["total_ms"] = ms_since(t0)
+    if timing.get("first_token_ms") is None:
+        timing["first_token_ms"] = timing["total_ms"]
+    notice = f"not found: the search was unsure ({found.reason or 'low confidence'}) and {why}"
+    return Answer(
+        text, False, language, "not_found", timing=timing, confidence=found.confidence,
+        notice=notice,
+    )  # fmt: skip
+
+
+def not_found(
+    found: SearchResult,
+    places: list[Any],
+    language: str,
+    timing: dict[str, float | None],
+    t0: float,
+) -> Answer:
+    """ "Not found", with where a reader would still look: the ``places`` the search found
+    nearest that can hold an answer."""
+    text = say(wording.NOT_FOUND, language) + places_to_look(places, language)
     timing["first_token_ms"] = ms_since(t0)
     timing["total_ms"] = ms_since(t0)
     return Answer(text, False, language, "not_found", timing=timing, confidence=found.confidence)
