@@ -117,35 +117,43 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+_WRAPPED_ROLE = re.compile(r":((?:[A-Za-z][\w+.-]*:)+)`([^`]*\n[^`]*)`(?!`)")
+
+
+def _unwrapped(match: re.Match[str]) -> str:
+    """A role wrapped over lines, read on its first line; the lines it took stay (blank up to
+    where it ended), so line ``i`` is still line ``i``."""
+    shown = _role_text(match.group(1), " ".join(match.group(2).split()))
+    return shown + "\n" * match.group(2).count("\n")
+
+
 def read_rst(text: str) -> str:
     """reStructuredText as a reader sees it, line for line (see the module's docstring)."""
-    lines = text.split("\n")
+    lines = _WRAPPED_ROLE.sub(_unwrapped, text).split("\n")
     substitutions = {
         m.group(1): _rst_inline(m.group(2), {})
         for m in map(_SUBSTITUTION_DEF.match, lines)
         if m is not None
     }
     out: list[str] = []
-    # the indented body that follows: read as "code", left out ("hidden") or read as prose
+    # the indented body of a code directive or literal block (kept as written) or of a hidden
+    # one (left out); a prose body is read line by line like the rest, nested markup included
     body_mode, body_indent = "", -1
-    options_open = False
+    options_indent = -1  # a directive's option lines (:linenos:, :caption: ...) are not read
     literal_next, literal_indent = False, -1
     for line in lines:
         stripped = line.strip()
-        if body_mode and (not stripped or _indent(line) > body_indent):
-            if options_open and _OPTION.match(line):
-                out.append("")  # a directive's options (:linenos:, :caption: ...)
-                continue
-            options_open = False
-            if body_mode == "hidden":
-                out.append("")
-            elif body_mode == "code":
-                out.append(line)
-            else:
-                out.append(_rst_inline(line, substitutions))
+        indent = _indent(line)
+        if options_indent >= 0 and stripped and indent > options_indent and _OPTION.match(line):
+            out.append("")
             continue
-        body_mode, body_indent, options_open = "", -1, False
-        if literal_next and stripped and _indent(line) > literal_indent:
+        if stripped:
+            options_indent = -1
+        if body_mode and (not stripped or indent > body_indent):
+            out.append(line if body_mode == "code" else "")
+            continue
+        body_mode, body_indent = "", -1
+        if literal_next and stripped and indent > literal_indent:
             body_mode, body_indent = "code", literal_indent
             out.append(line)
             literal_next = False
@@ -154,15 +162,17 @@ def read_rst(text: str) -> str:
             literal_next = False
         explicit = _EXPLICIT.match(line)
         if explicit:
-            read, body_mode = _explicit_markup(explicit.group(2) or "", substitutions)
-            body_indent, options_open = _indent(line), True
+            read, mode = _explicit_markup(explicit.group(2) or "", substitutions)
+            if mode != "prose":
+                body_mode, body_indent = mode, indent
+            options_indent = indent
             out.append(explicit.group(1) + read if read else "")
             continue
         if _ADORNMENT.match(line):
             out.append("")
             continue
         if stripped.endswith("::"):
-            literal_next, literal_indent = True, _indent(line)
+            literal_next, literal_indent = True, indent
             shown = stripped[:-2].rstrip()
             line = line[: len(line) - len(line.lstrip())] + (shown + ":" if shown else "")
         out.append(_rst_inline(line, substitutions))

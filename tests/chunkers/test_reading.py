@@ -101,3 +101,41 @@ def test_markdown_reads_without_link_targets_comments_pictures_or_underlines() -
 
 def test_other_text_is_read_as_written() -> None:
     assert readable("a :func:`b`\n====", "python") == "a :func:`b`\n===="
+
+
+NESTED = """\
+.. class:: Context
+
+   .. attribute:: parent
+
+      A dict of read only values.
+
+   .. note::
+      :class: strong
+
+      See :ref:`the guide <guide>`.
+
+* an item
+
+  .. code:: elisp
+
+     (setq skk-preload t)
+
+  .. _item-label:
+"""
+
+
+def test_markup_nested_in_a_directive_or_a_list_is_read_too() -> None:
+    read = readable(NESTED, "rst")
+    lines = read.split("\n")
+    assert len(lines) == len(NESTED.split("\n"))
+    assert ".. " not in read and ":class:" not in read and ":ref:" not in read
+    assert "Context" in lines[0] and "parent" in lines[2] and "A dict of read only values." in read
+    assert lines[6].strip() == "Note:" and "See the guide." in read
+    assert "     (setq skk-preload t)" in lines  # nested code kept as written
+    assert "item-label" not in read
+
+
+def test_a_role_wrapped_over_two_lines_reads_as_its_words_on_the_first() -> None:
+    text = "See :ref:`writing\nextensions <jinja-extensions>` for more.\nNext line."
+    assert readable(text, "rst") == "See writing extensions\n for more.\nNext line."
