@@ -168,7 +168,7 @@ def read_rst(text: str) -> str:
             options_indent = indent
             out.append(explicit.group(1) + read if read else "")
             continue
-        if _ADORNMENT.match(line):
+        if indent == 0 and _ADORNMENT.match(line) and _adorns(lines, len(out)):
             out.append("")
             continue
         if stripped.endswith("::"):
@@ -177,6 +177,14 @@ def read_rst(text: str) -> str:
             line = line[: len(line) - len(line.lstrip())] + (shown + ":" if shown else "")
         out.append(_rst_inline(line, substitutions))
     return "\n".join(out)
+
+
+def _adorns(lines: list[str], i: int) -> bool:
+    """Whether the run of punctuation on line ``i`` (at the margin, where titles and transitions
+    stand) is a title's underline or overline or a transition: after a blank line, or at least
+    as long as the title above it (up to four characters)."""
+    above = lines[i - 1].strip() if i > 0 else ""
+    return not above or len(lines[i].strip()) >= min(len(above), 4)
 
 
 def _explicit_markup(rest: str, substitutions: dict[str, str]) -> tuple[str, str]:
