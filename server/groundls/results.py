@@ -6,7 +6,7 @@ import fnmatch
 import functools
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from groundls.chunkers.reading import readable
 
@@ -40,6 +40,18 @@ class Hit:
         heading without its underline, a role as its name; see :mod:`groundls.chunkers.reading`):
         what people and the answer model read. ``text`` is the source, for citations."""
         return readable(self.text, self.language)
+
+    def overlaps(self, other: Hit) -> bool:
+        """Whether the two hits share a line of one file."""
+        return (
+            self.path == other.path
+            and self.start_line <= other.end_line
+            and other.start_line <= self.end_line
+        )
+
+    def scored(self, score: float) -> Hit:
+        """This hit with ``score`` (rounded as results show it)."""
+        return replace(self, score=round(score, 6))
 
     @property
     def snippet(self) -> str:

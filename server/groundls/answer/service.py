@@ -177,10 +177,11 @@ class AnswerService:
             "total_ms": None,
         }
         # lock files, vector pictures, build files and data carry no answer unless asked for
-        hits = [h for h in found if carries_answer(h, asked.question)] if judged else []
+        places = [h for h in found if carries_answer(h, asked.question)]
+        hits = places if judged else []
         prompt = Prompt(question, language, self.style, asked.detail)
         return Retrieved(
-            question, searched, language, asked.detail, prompt, found, hits, loading, timing
+            question, searched, language, asked.detail, prompt, found, hits, places, loading, timing
         )
 
     def _not_found(
@@ -191,8 +192,7 @@ class AnswerService:
         t0: float,
     ) -> Answer:
         """ "Not found", with where a reader would still look: what the search found nearest."""
-        places = [h for h in got.found if carries_answer(h, got.question)]
-        ans = not_found(got.found, places, got.language, got.timing, t0)
+        ans = not_found(got.found, got.places, got.language, got.timing, t0)
         if on_sources is not None:
             on_sources([])
         if on_token is not None:
@@ -241,8 +241,9 @@ class AnswerService:
         fallback = cannot_stand(ans, got.language, cancel, self.config.time_limit_s)
         if fallback is None:
             return ans
-        if got.found.confidence == "low":
-            return self._unsure(got, excerpts, fallback, on_token, t0)
+        unsure_ans = self._unsure(got, excerpts, fallback, on_token, t0)
+        if unsure_ans is not None:
+            return unsure_ans
         if fallback.kind == "uncited" and on_token is not None:
             on_token("\n\n")
         extract = extractive(excerpts, got.language, fallback, on_token, t0)
@@ -255,9 +256,11 @@ class AnswerService:
         fallback: Fallback,
         on_token: Callable[[str], None] | None,
         t0: float,
-    ) -> Answer:
-        """Where the model's answer cannot stand and the search was unsure: "not found" with
-        the places to look, never the places' key lines."""
+    ) -> Answer | None:
+        """Where the model's answer cannot stand: over an unsure search, "not found" with the
+        places to look, never the places' key lines; None over a sure one (its key lines)."""
+        if got.found.confidence != "low":
+            return None
         why = fallback.why or NOTICES[fallback.kind]
         ans = unsure(got.found, [e.hit for e in excerpts], got.language, why, got.timing, t0)
         if on_token is not None:
@@ -319,8 +322,9 @@ class AnswerService:
         )
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
-            if got.found.confidence == "low":
-                return replace(self._unsure(got, excerpts, fallback, on_token, t0), chosen=chosen)
+            unsure_ans = self._unsure(got, excerpts, fallback, on_token, t0)
+            if unsure_ans is not None:
+                return replace(unsure_ans, chosen=chosen)
             extract = extractive(excerpts, got.language, fallback, on_token, t0)
             # the reader saw the model's first words as they streamed, then this in their place
             shown_at = {"first_token_ms": timing["first_token_ms"]} if show.seen else {}

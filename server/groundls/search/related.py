@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import replace
 
 import numpy as np
 
@@ -191,7 +190,7 @@ def notes(
     then the nearest in meaning. One note a symbol or section; nothing that overlaps ``own``;
     tests only beside a test (the hover lists them apart); a change log only when no other
     passage names it; the file being read only when nothing else relates."""
-    others = [(h, s) for h, s in scored if not _overlaps(h, own)]
+    others = [(h, s) for h, s in scored if not h.overlaps(own)]
     ordered = [p for p in others if p[0].chunk_id in mentioned]
     ordered += [p for p in others if p[0].chunk_id not in mentioned]
     # a change log names what changed: a note only when no other passage names the symbol
@@ -212,21 +211,13 @@ def notes(
         if is_change_log(hit.path) and not (only_logs and hit.chunk_id in mentioned):
             continue
         seen.add(key)
-        note = Note(_scored(hit, score), _kind(hit), hit.chunk_id in mentioned)
+        note = Note(hit.scored(score), _kind(hit), hit.chunk_id in mentioned)
         (same_file if hit.path == own.path else chosen).append(note)
     return (chosen or same_file)[:k]
 
 
 def _kind(hit: Hit) -> str:
     return "code" if hit.kind == "code" else "doc"
-
-
-def _overlaps(a: Hit, b: Hit) -> bool:
-    return a.path == b.path and a.start_line <= b.end_line and b.start_line <= a.end_line
-
-
-def _scored(hit: Hit, score: float) -> Hit:
-    return replace(hit, score=round(score, 6))
 
 
 def best_first(scores: dict[int, float], hits: dict[int, Hit]) -> list[tuple[Hit, float]]:

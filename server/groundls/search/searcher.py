@@ -162,7 +162,7 @@ class Searcher:
         self._hand_over(evidence.lacking, ranking.ordered)
         hits = ranking.hits
         ranked = [r for r in ranking.ordered if r in hits and filters.path_ok(hits[r].path)]
-        kept = self._located([_scored(hits[r], ranking.scores[r]) for r in ranked], k)
+        kept = self._located([hits[r].scored(ranking.scores[r]) for r in ranked], k)
         return self._result(decision, evidence, ranking, ranked, kept, filled, explain), decision
 
     def _rank(
@@ -386,14 +386,6 @@ def _coherence(
             moved[rowid]["coherence"] = scores[rowid] / score
 
 
-def _overlaps(a: Hit, b: Hit) -> bool:
-    return a.path == b.path and a.start_line <= b.end_line and b.start_line <= a.end_line
-
-
-def _scored(hit: Hit, score: float) -> Hit:
-    return replace(hit, score=round(score, 6))
-
-
 def _apart(scored: list[tuple[Hit, float]], own: Hit, k: int) -> list[Hit]:
     """The first ``k`` of ``scored`` that do not overlap ``own``, with their scores."""
-    return [_scored(hit, score) for hit, score in scored if not _overlaps(hit, own)][:k]
+    return [hit.scored(score) for hit, score in scored if not hit.overlaps(own)][:k]

@@ -49,8 +49,10 @@ def carries_answer(hit: Hit, question: str) -> bool:
         return True
     if _TOOL_DATA.search(name) or _BUILD.match(name):
         return False
+    if hit.kind == "code":  # code is read by its own rules, not words
+        return True
     tokens = _TOKEN.findall(hit.text)
-    if hit.kind == "code" or len(tokens) < 20:  # code is read by its own rules, not words
+    if len(tokens) < 20:
         return True
     words = sum(1 for t in tokens if _WORD.search(t))  # a word, a name, Japanese text
     return words / len(tokens) >= DATA_WORD_SHARE
@@ -142,6 +144,8 @@ class Retrieved:
     found: SearchResult
     #: the hits the answer may be written from (none: "not found")
     hits: list[Hit]
+    #: the hits that can hold an answer, judged or not: where a "not found" says to look
+    places: list[Hit]
     #: the model still loading
     loading: threading.Thread | None
     timing: dict[str, float | None] = field(default_factory=dict)
