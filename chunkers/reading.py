@@ -46,6 +46,9 @@ _CODE_DIRECTIVES = {
 }
 #: Directives whose body is not read (a table of contents, an index entry, a picture).
 _HIDDEN_DIRECTIVES = {"toctree", "index", "image", "include", "contents", "meta", "sectnum"}
+#: Directives that set a context and show nothing (the module or program the page is about):
+#: their argument is a name kept searchable, not text.
+_CONTEXT_DIRECTIVES = {"currentmodule", "module", "program", "default-role", "default-domain"}
 _LABELLED = {
     "seealso": "See also",
     "versionadded": "New in version",
@@ -81,6 +84,17 @@ def _role_text(roles: str, body: str) -> str:
         shown = body.lstrip("!")
     name = roles.rstrip(":").rsplit(":", 1)[-1]
     return f"`{shown}`" if name in _CODE_ROLES else shown
+
+
+def _context_names(text: str) -> list[str]:
+    """The names context directives set (``.. currentmodule:: click`` -> ``click``)."""
+    out = []
+    for line in text.split("\n"):
+        explicit = _EXPLICIT.match(line)
+        directive = _DIRECTIVE.match(explicit.group(2) or "") if explicit else None
+        if directive and directive.group(1).lower().rsplit(":", 1)[-1] in _CONTEXT_DIRECTIVES:
+            out.extend(directive.group(2).split()[:1])
+    return out
 
 
 def _role_targets(text: str) -> list[str]:
@@ -201,7 +215,7 @@ def _explicit_markup(rest: str, substitutions: dict[str, str]) -> tuple[str, str
     argument = _rst_inline(directive.group(2), substitutions).strip()
     if name in _CODE_DIRECTIVES:
         return "", "code"
-    if name in _HIDDEN_DIRECTIVES:
+    if name in _HIDDEN_DIRECTIVES or name in _CONTEXT_DIRECTIVES:
         return "", "hidden"
     if name in _LABELLED:
         label = _LABELLED[name]
@@ -318,6 +332,7 @@ def readable(text: str, language: str) -> str:
 
 
 def hidden_names(text: str, syntax: str) -> list[str]:
-    """The names the markup points at but a reader does not see (a role's target), kept
-    searchable: a question that names ``a.b.X`` still finds the passage that shows ``X``."""
-    return _role_targets(text) if syntax == "rst" else []
+    """The names the markup points at but a reader does not see (a role's target, the module a
+    page is about), kept searchable: a question that names ``a.b.X`` still finds the passage
+    that shows ``X``."""
+    return _role_targets(text) + _context_names(text) if syntax == "rst" else []

@@ -4,7 +4,8 @@ Usage: python scripts/lab/related_lab.py [--index-dir DIR] [--deep] [--sample N]
 
 For every public function or class of a repository (code outside the tests, a name defined once)
 the expected links are derived mechanically, without the product's own rules:
-- a doc passage that names it in a code span (```evolve```, ``:func:`evolve```, ```Context.invoke()```:
+- a doc passage that names it in a code span, and apart, one that names it as code (a span or a
+  call in an example) (```evolve```, ``:func:`evolve```, ```Context.invoke()```:
   the span's last name part);
 - a test that is named after it (its words hold the name's words) and names it, or that calls
   it (``name(``, not ``def name(``).
@@ -44,6 +45,14 @@ def _span_names(text: str) -> set[str]:
     return out
 
 
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
+
+
+def _called_names(text: str) -> set[str]:
+    """The last name part of every call in ``text`` (``app.config.from_envvar(`` in an example)."""
+    return {call.rsplit(".", 1)[-1] for call in _CALL.findall(text)}
+
+
 def _words(name: str) -> list[str]:
     return [w.lower() for w in split_identifier(name)]
 
@@ -69,7 +78,9 @@ class _Note:
         self.hit = hit
 
 
-def measure(root: Path, index_dir: Path, deep: bool, sample: int) -> dict[str, float]:
+def measure(
+    root: Path, index_dir: Path, deep: bool, sample: int, misses: bool = False
+) -> dict[str, float]:
     workspace = Workspace.open(root, Config(), index_dir)
     try:
         workspace.index()
@@ -80,16 +91,20 @@ def measure(root: Path, index_dir: Path, deep: bool, sample: int) -> dict[str, f
         ).fetchall()
         defined: dict[str, list[tuple[str, str]]] = {}
         docs: dict[str, set[str]] = {}
+        as_code: dict[str, set[str]] = {}  # named in a span, or called in an example
         tests: list[tuple[str, str, str]] = []
         for chunk_id, path, symbol, kind, text, title in rows:
             if kind == "doc":
                 for name in _span_names(text):
                     docs.setdefault(name, set()).add(chunk_id)
+                for name in _span_names(text) | _called_names(text):
+                    as_code.setdefault(name, set()).add(chunk_id)
             elif kind == "code" and is_test(path):
                 tests.append((chunk_id, symbol or title, text))
             elif kind == "code" and symbol and not symbol.startswith("_") and len(symbol) > 2:
                 defined.setdefault(symbol, []).append((chunk_id, path))
         table = {"symbols": 0, "with_doc": 0, "doc_in_notes": 0, "with_test": 0, "tested": 0}
+        table.update({"with_code_doc": 0, "code_doc_in_notes": 0})
         table.update({"wrong_test": 0, "notes": 0, "own_file": 0, "repeats": 0})
         times: list[float] = []
         checks: list[tuple[str, str]] = []
@@ -121,12 +136,21 @@ def measure(root: Path, index_dir: Path, deep: bool, sample: int) -> dict[str, f
             table["own_file"] += sum(h.path == path for h in notes)
             keys = [(h.path, h.title, *h.breadcrumb) for h in notes]
             table["repeats"] += len(keys) - len(set(keys))
+            if name in as_code:
+                table["with_code_doc"] += 1
+                table["code_doc_in_notes"] += any(h.chunk_id in as_code[name] for h in notes)
             if expected_docs:
                 table["with_doc"] += 1
                 table["doc_in_notes"] += any(h.chunk_id in expected_docs for h in notes)
+                if misses and not any(h.chunk_id in expected_docs for h in notes):
+                    shown = "; ".join(f"{h.path} {h.title}" for h in notes)
+                    print(f"   no doc shown: {name} ({path}) -> {shown}")
             if expected_tests:
                 table["with_test"] += 1
                 table["tested"] += bool(found.tests) and found.tests[0].chunk_id in expected_tests
+                if misses and not found.tests:
+                    first = next(t for t, _, _ in tests if t in expected_tests)
+                    print(f"   no test shown: {name} ({path}), expected e.g. {first}")
             table["wrong_test"] += sum(t.chunk_id not in expected_tests for t in found.tests)
             if found.tests:
                 checks.append(
@@ -148,13 +172,15 @@ def main() -> int:
     ap.add_argument("--index-dir", default="/tmp/groundls-related-lab")
     ap.add_argument("--deep", action="store_true")
     ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--misses", action="store_true", help="print symbols shown no test")
     args = ap.parse_args()
     for repo in args.repos:
-        t = measure(Path(repo).resolve(), Path(args.index_dir), args.deep, args.sample)
+        t = measure(Path(repo).resolve(), Path(args.index_dir), args.deep, args.sample, args.misses)
         notes = t["notes"] or 1
         print(
             f"{Path(repo).name}: {t['symbols']} symbols ({t['chunks']} chunks); doc that names it "
-            f"in the notes {t['doc_in_notes']}/{t['with_doc']}; tested in names a test "
+            f"in a span in the notes {t['doc_in_notes']}/{t['with_doc']}, as code (a span or a "
+            f"call) {t['code_doc_in_notes']}/{t['with_code_doc']}; tested in names a test "
             f"{t['tested']}/{t['with_test']}, tests that are not its {t['wrong_test']}; notes "
             f"from the file read {t['own_file']}/{t['notes']} ({100 * t['own_file'] / notes:.0f} %);"
             f" repeats {t['repeats']}; related p50 {t['p50_ms']:.1f} ms, p95 {t['p95_ms']:.1f} ms"

@@ -68,6 +68,12 @@ def test_a_roles_hidden_target_stays_a_searchable_name() -> None:
     assert ":java:extdoc:" in chunk.text  # the chunk keeps its source for citations
 
 
+def test_a_context_directive_shows_nothing_and_its_name_stays_searchable() -> None:
+    page = ".. currentmodule:: click.shell_completion\n\nShell Completion\n================\n"
+    assert readable(page, "rst").split("\n") == ["", "", "Shell Completion", "", ""]
+    assert hidden_names(page, "rst") == ["click.shell_completion"]
+
+
 MARKDOWN = """\
 Setup
 =====

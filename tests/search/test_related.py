@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundls.results import Hit
-from groundls.search.related import mentioned_names, own_names
+from groundls.search.related import mentioned_names, notes, own_names
 from groundls.search.usage import calls, named_after
 from groundls.workspace import Workspace
 from tests.test_workspace import open_workspace
@@ -223,3 +223,58 @@ def test_a_test_is_named_after_a_function_when_its_words_hold_the_names():
     assert calls("x = obj.evolve(s)", "evolve") and calls("evolve::<T>(s)", "evolve")
     assert not calls("def evolve(s):", "evolve") and not calls("func evolve(s)", "evolve")
     assert not calls("evolved(s)", "evolve")
+
+
+SHARED_NAMES = {
+    "src/streams.py": (
+        "class Stream:\n    def read(self, n):\n        return self.buffer[:n]\n\n\n"
+        "class TagDict:\n    def tag(self, value):\n        return dict(value)\n"
+    ),
+    # calls a file's read(), and defines a TagDict of its own
+    "tests/test_files.py": (
+        "def test_read_returns_the_file():\n"
+        "    with open('x') as f:\n        assert f.read()\n\n\n"
+        "def test_tag_dict_of_its_own():\n"
+        "    class TagDict(dict):\n        pass\n\n"
+        "    assert TagDict(a=1)\n"
+    ),
+    "tests/test_streams.py": (
+        "from src.streams import Stream, TagDict\n\n\n"
+        "def test_stream_read_stops_at_n():\n"
+        "    assert Stream().read(2) == b'ab'\n\n\n"
+        "def test_tag_dict_tags():\n    assert TagDict().tag({})\n"
+    ),
+}
+
+
+def test_a_test_that_calls_another_types_method_of_the_same_name_is_not_its_test(
+    tmp_path: Path, fake_embedders
+):
+    ws_dir = tmp_path / "ws"
+    for name, text in SHARED_NAMES.items():
+        (ws_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws_dir / name).write_text(text)
+    workspace = open_workspace(ws_dir, tmp_path, fake_embedders)
+    try:
+        workspace.index()
+        read = workspace.related(workspace.chunk_at("src/streams.py", 2).chunk_id, k=3)
+        assert [t.path for t in read.tests] == ["tests/test_streams.py"]  # it names Stream
+        tag_dict = workspace.related(workspace.chunk_at("src/streams.py", 6).chunk_id, k=3)
+        assert [t.title for t in tag_dict.tests] == ["tests.test_streams.test_tag_dict_tags"]
+    finally:
+        workspace.close()
+
+
+def test_a_passage_that_describes_a_function_comes_before_one_whose_example_calls_it():
+    own = Hit("own".ljust(16, "0"), "src/config.py", 1, 9, "code", "python", "method",
+              "flask.config.Config.from_envvar", (), "def from_envvar(self, name): ...")  # fmt: skip
+
+    def doc(n: int, title: str) -> Hit:
+        return Hit(str(n).ljust(16, "0"), f"docs/{n}.rst", 1, 9, "doc", "rst", "section",
+                   title, (title,), "...")  # fmt: skip
+
+    nearest, example, described = doc(1, "Nearest"), doc(2, "Example"), doc(3, "Reference")
+    scored = [(nearest, 0.9), (example, 0.8), (described, 0.1)]
+    tiers = {example.chunk_id: 1, described.chunk_id: 0}
+    chosen = notes(own, "from_envvar", scored, tiers, 3)
+    assert [n.hit.title for n in chosen] == ["Reference", "Example", "Nearest"]

@@ -10,7 +10,7 @@ a model call: the mentions come from the keyword index and the symbol table.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import numpy as np
 
@@ -79,18 +79,21 @@ def own_names(hit: Hit, symbol: str) -> list[str]:
     return [n for n in dict.fromkeys(names) if len(n) > 1]
 
 
-def mentions(store: Store, hit: Hit, symbol: str, hit_vectors: dict[str, np.ndarray]) -> list[int]:
-    """The other side of a mention: for code, the doc passages that name it as code; for a doc
-    passage, the definitions of the names it writes as code. Best first."""
+def mentions(
+    store: Store, hit: Hit, symbol: str, hit_vectors: dict[str, np.ndarray]
+) -> dict[int, int]:
+    """The other side of a mention, best first, each with its tier (0 first): for code, the doc
+    passages that name it as code (tier 0) and then those whose examples call it (tier 1); for
+    a doc passage, the definitions of the names it writes as code (tier 0)."""
     if hit.kind == "doc":
         names = mentioned_names(hit.text, hit.title)
         found = dict(store.definitions(names, MENTION_CANDIDATES, SearchFilters(kinds=("code",))))
         # a passage names its subject first, as a rule
         order = {n: i for i, n in enumerate(names)}
-        return sorted(found, key=lambda r: order.get(found[r], len(order)))
+        return dict.fromkeys(sorted(found, key=lambda r: order.get(found[r], len(order))), 0)
     if hit.kind != "code":
-        return []
-    out: list[int] = []
+        return {}
+    out: dict[int, int] = {}
     docs = SearchFilters(kinds=("doc",))
     code = SearchFilters(kinds=("code",))
     for name in own_names(hit, symbol):
@@ -108,9 +111,10 @@ def mentions(store: Store, hit: Hit, symbol: str, hit_vectors: dict[str, np.ndar
         ]
         # the passages that write the symbol itself as code first, then the examples that call
         # it, then the same for its type
-        out += _nearest_first(store, hit_vectors, described)
-        out += _nearest_first(store, hit_vectors, called)
-    return list(dict.fromkeys(out))
+        for tier, rows_of_tier in enumerate((described, called)):
+            for r in _nearest_first(store, hit_vectors, rows_of_tier):
+                out.setdefault(r, tier)
+    return out
 
 
 def _names(passage: Hit, name: str, bare: bool, *, calls: bool) -> bool:
@@ -146,14 +150,15 @@ def neighbours(
 
 def related(
     store: Store, own: Hit, rowid: int, symbol: str, k: int, superseded: Collection[str] = ()
-) -> tuple[list[tuple[Hit, float]], set[str]]:
+) -> tuple[list[tuple[Hit, float]], dict[str, int]]:
     """The chunks related to chunk ``rowid`` (``own``, defining ``symbol``) and their scores,
     best first, itself excluded: its nearest chunks in each embedding space fused with what it
     mentions or is mentioned by (``superseded``: the workspace's older version folders, as in
-    search); and the chunk ids of the mentions."""
+    search); and the chunk ids of the mentions with their tiers (see :func:`mentions`)."""
     vectors = store.chunk_vectors(rowid)
     lists = neighbours(store, rowid, vectors, k)
-    named = [r for r in mentions(store, own, symbol, vectors) if r != rowid]
+    tiers = {r: t for r, t in mentions(store, own, symbol, vectors).items() if r != rowid}
+    named = list(tiers)
     lists.append(RankedList("mentions", MENTIONS_WEIGHT * max(1, len(lists)), named))
     scores = rrf(lists)
     hits = store.hits_by_rowid(list(scores))
@@ -161,7 +166,7 @@ def related(
         # as in search: tests, examples and change logs restate or aside, seldom the note wanted
         for r, hit in hits.items():
             scores[r] *= noise(hit.path, superseded)
-    return best_first(scores, hits), {hits[r].chunk_id for r in named if r in hits}
+    return best_first(scores, hits), {hits[r].chunk_id: t for r, t in tiers.items() if r in hits}
 
 
 def related_to(
@@ -183,16 +188,18 @@ def related_to(
 
 
 def notes(
-    own: Hit, symbol: str, scored: list[tuple[Hit, float]], mentioned: Collection[str], k: int
+    own: Hit, symbol: str, scored: list[tuple[Hit, float]], mentioned: Mapping[str, int], k: int
 ) -> list[Note]:
     """The ``k`` notes worth a glance beside ``own``: other places, the other side of a mention
-    first (the doc passages that name a function as code, the definitions a passage names),
-    then the nearest in meaning. One note a symbol or section; nothing that overlaps ``own``;
-    tests only beside a test (the hover lists them apart); a change log only when no other
-    passage names it; the file being read only when nothing else relates."""
+    first (the doc passages that name a function as code, then those whose examples call it;
+    the definitions a passage names), then the nearest in meaning. One note a symbol or
+    section; nothing that overlaps ``own``; tests only beside a test (the hover lists them
+    apart); a change log only when no other passage names it; the file being read only when
+    nothing else relates."""
     others = [(h, s) for h, s in scored if not h.overlaps(own)]
-    ordered = [p for p in others if p[0].chunk_id in mentioned]
-    ordered += [p for p in others if p[0].chunk_id not in mentioned]
+    last = max(mentioned.values(), default=0) + 1
+    # stable: within a tier, as scored
+    ordered = sorted(others, key=lambda p: mentioned.get(p[0].chunk_id, last))
     # a change log names what changed: a note only when no other passage names the symbol
     only_logs = not any(
         h.chunk_id in mentioned

@@ -247,6 +247,11 @@ class StoreReads(KeywordReads):
         """Every indexed file's workspace-relative path."""
         return [row[0] for row in self.conn.execute(f"SELECT path FROM {self.FILES}")]
 
+    def paths_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        return dict(
+            self._rows_in(f"SELECT id, path FROM {self.CHUNKS} WHERE id IN ({{ids}})", rowids)
+        )
+
     def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
         return dict(
             self._rows_in(f"SELECT id, symbol FROM {self.CHUNKS} WHERE id IN ({{ids}})", rowids)

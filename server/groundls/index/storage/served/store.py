@@ -161,6 +161,12 @@ class ServedStore(OverlayWrites):
         out.update({int(row[0]): _row_to_hit(row) for row in rows})
         return out
 
+    def paths_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
+        out = super().paths_by_rowid([r for r in rowids if not _served(r)])
+        rows = self.served.rows_in("id, path", [r for r in rowids if _served(r)])
+        out.update({int(r): str(p) for r, p in rows})
+        return out
+
     def symbols_by_rowid(self, rowids: Sequence[int]) -> dict[int, str]:
         out = super().symbols_by_rowid([r for r in rowids if not _served(r)])
         rows = self.served.rows_in("id, symbol", [r for r in rowids if _served(r)])
