@@ -166,6 +166,33 @@ def measure(
         workspace.close()
 
 
+def timing(root: Path, index_dir: Path, n: int) -> None:
+    """The hover's time alone on a large index: ``n`` random symbols' related notes."""
+    workspace = Workspace.open(root, Config(), index_dir)
+    try:
+        workspace.index()
+        ids = [
+            r[0]
+            for r in workspace.store.conn.execute(
+                "SELECT chunk_id FROM chunks WHERE kind = 'code' AND symbol != ''"
+            )
+        ]
+        chosen = random.Random(7).sample(ids, min(n, len(ids)))
+        times = []
+        for chunk_id in chosen:
+            started = time.perf_counter()
+            workspace.related(chunk_id, k=3)
+            times.append((time.perf_counter() - started) * 1000)
+        times.sort()
+        print(
+            f"{root.name}: {workspace.store.chunk_count()} chunks, {len(times)} symbols; related "
+            f"p50 {statistics.median(times):.1f} ms, p95 {times[int(0.95 * (len(times) - 1))]:.1f}"
+            " ms"
+        )
+    finally:
+        workspace.close()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("repos", nargs="+")
@@ -173,7 +200,12 @@ def main() -> int:
     ap.add_argument("--deep", action="store_true")
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--misses", action="store_true", help="print symbols shown no test")
+    ap.add_argument("--timing", type=int, default=0, help="only time N random symbols")
     args = ap.parse_args()
+    if args.timing:
+        for repo in args.repos:
+            timing(Path(repo).resolve(), Path(args.index_dir), args.timing)
+        return 0
     for repo in args.repos:
         t = measure(Path(repo).resolve(), Path(args.index_dir), args.deep, args.sample, args.misses)
         notes = t["notes"] or 1

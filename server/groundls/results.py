@@ -374,3 +374,6 @@ class Answer:
     #: The excerpt (its n among ``sources``) the model chose as the one that answers, before
     #: writing; None when nothing was chosen (one excerpt, a model server, no model).
     chosen: int | None = None
+    #: Whether the workspace answers the question, decided once from all the evidence: the
+    #: outcome, the evidence that decided it and the evidence read (see ``answer.stages.verdict``).
+    verdict: dict[str, object] = field(default_factory=dict)

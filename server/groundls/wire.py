@@ -201,6 +201,8 @@ def answer_json(answer: Answer, folder: Locator | None = None) -> dict[str, Any]
         "repairs": dict(answer.repairs),
         "cut": answer.cut,
         "notice": answer.notice,
+        # whether the workspace answers it, and the evidence that decided
+        "verdict": answer.verdict,
         "thread": answer.thread,
         "timing": {k: answer.timing.get(k) for k in ("retrieve_ms", "first_token_ms", "total_ms")},
     }

@@ -50,6 +50,7 @@ from groundls.results import (
     WorkspaceError,
 )
 from groundls.search.fusion import best_of
+from groundls.search.offtopic import Standing
 from groundls.search.searcher import Searcher
 
 #: What the faces use of the stages behind a workspace, besides the result types: they import
@@ -290,6 +291,12 @@ class Workspace:
         """Chunks nearest to a stored chunk's own vectors (no model call), excluding itself."""
         _check_id(chunk_id)
         return self.searcher.similar(chunk_id, k)
+
+    def standing(self, question: str, language: str) -> Standing | None:
+        """Where ``question`` stands among the off-topic questions this workspace cannot answer
+        (:mod:`groundls.search.offtopic`); no model call."""
+        self.indexer.ensure_spaces()
+        return self.searcher.standing(question, language)
 
     def related(self, chunk_id: str, k: int = 3) -> Related:
         """Notes, tests and callers of a stored chunk (:mod:`groundls.search.related`)."""

@@ -18,6 +18,7 @@ from groundls.answer.text import wording
 from groundls.answer.text.repeats import loop_start
 from groundls.config import AnswerConfig
 from groundls.results import AnswerError, Hit, SearchFilters, SearchResult
+from groundls.search.offtopic import Standing
 
 UPLOAD = Hit(
     "a" * 16,
@@ -54,6 +55,10 @@ class FakeWorkspace:
         self.searches: list[str] = []
         self.confidence = "high"
         self.coverage = 1.0
+        self.stands: Standing | None = None  # where its questions stand (none measured)
+
+    def standing(self, question, language):
+        return self.stands
 
     def search(self, query, filters=None):
         self.searches.append(query)
@@ -1020,3 +1025,20 @@ def test_path_data_and_build_files_are_never_an_answers_excerpt_unless_asked_for
     svc, _ = service([SVG, MAKEFILE, UPLOAD])
     ans = svc.ask("which make target builds the html docs?")
     assert "docs/Makefile" in [c.path for c in ans.citations]
+
+
+def test_an_unsure_search_for_a_question_that_stands_among_off_topic_ones_is_not_found_at_once():
+    model = FakeModel(["The retry limit is 3 attempts [1]."])
+    svc, workspace = service([UPLOAD], model)
+    workspace.confidence = "low"
+    workspace.stands = Standing(0.2, {"e5": 0.71}, 40, "en")
+    ans = svc.ask("How long should I boil an egg?")
+    assert ans.mode == "not_found" and model.calls == 0
+    assert ans.verdict["outcome"] == "not_found" and ans.verdict["decided_by"] == "standing"
+    assert ans.verdict["evidence"]["standing"]["percentile"] == 0.2
+    assert "src/upload.py" in ans.answer  # the places to look
+    # nearer than most off-topic questions: the model reads, and its answer stands
+    workspace.stands = Standing(0.9, {"e5": 0.9}, 40, "en")
+    ans = svc.ask("How many times does upload retry?")
+    assert ans.found and model.calls == 1
+    assert ans.verdict["outcome"] == "answer" and ans.verdict["decided_by"] == "model"

@@ -26,7 +26,6 @@ from groundls.answer.stages.record import history_record
 from groundls.answer.stages.retrieve import (
     FIRST_CONTEXT_TOKENS,
     MIN_CONTEXT_TOKENS,
-    WORKSPACE_WORDS,
     Asked,
     Retrieved,
     carries_answer,
@@ -40,6 +39,7 @@ from groundls.answer.stages.settle import (
     timed,
     unsure,
 )
+from groundls.answer.stages.verdict import Evidence, Verdict, decide
 from groundls.answer.stages.write import Shown, write
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
@@ -54,6 +54,7 @@ from groundls.results import (
     SearchFilters,
     SearchResult,
 )
+from groundls.search.offtopic import Standing
 
 log = logging.getLogger("groundls.answer")
 
@@ -70,6 +71,8 @@ class Retriever(Protocol):
     """What answers need from a workspace: its search and a place to keep the history."""
 
     def search(self, query: str, filters: SearchFilters | None = None) -> SearchResult: ...
+
+    def standing(self, question: str, language: str) -> Standing | None: ...
 
     def add_history(self, record: dict[str, Any]) -> None: ...
 
@@ -118,7 +121,7 @@ class AnswerService:
             "load_ms": getattr(model, "last_load_ms", None) or None,
         }
 
-    # the pipeline: retrieve -> choose -> write -> check -> record
+    # the pipeline: retrieve -> (verdict) -> choose -> write -> check -> (verdict) -> record
 
     def ask(
         self,
@@ -137,28 +140,30 @@ class AnswerService:
         asked = Asked.checked(question, filters, thread, detail or self.config.detail)
         t0 = time.perf_counter()
         got = self._retrieve(asked, cancel, t0)
-        if not got.hits:
-            ans = self._not_found(got, on_sources, on_token, t0)
+        verdict = decide(got.evidence)
+        if verdict.outcome == "not_found" or not got.hits:
+            ans = self._not_found(got, verdict, on_sources, on_token, t0)
         else:
             excerpts = self._excerpts(got, t0)
             sources = [citation_of(e) for e in excerpts]
             if on_sources is not None:
                 on_sources(sources)
-            ans = self._compose(got, excerpts, on_token, cancel, t0)
+            ans = self._compose(got, excerpts, verdict, on_token, cancel, t0)
             ans.sources = sources
             ans.confidence = got.found.confidence
             ans.timing = {**got.timing, **ans.timing}
             ans.timing["total_ms"] = ms_since(t0)
+        if not ans.verdict:  # the model's own: its answer stood, or it found none
+            read = "found" if ans.found else "not_found"
+            ans.verdict = decide(replace(got.evidence, read=read)).as_dict()
         self._record(asked.question, ans, thread, got.searched)
         return ans
 
     def _retrieve(self, asked: Asked, cancel: threading.Event | None, t0: float) -> Retrieved:
         """The search for the question (made standalone when it follows up an earlier turn),
-        and the hits the answer may be written from. A "low" search found only the nearest
-        chunks, with no keyword or agreement evidence: when most of the question's words occur
-        nowhere in the workspace it is not about this workspace, and it is "not found" at once
-        (seed 000 rule 1). Otherwise the model reads the excerpts and says "not found" when
-        they do not answer; without a model, nothing is made of them."""
+        the hits the answer may be written from, and the evidence the verdict reads: the
+        search's confidence and coverage, and over an unsure search the question's standing
+        among the off-topic questions this workspace cannot answer (no model call)."""
         METER.mark()  # what the CPU does while the question is searched sets its threads
         language = detect_language(asked.question)
         earlier = self._earlier_turn(asked.thread)
@@ -169,8 +174,17 @@ class AnswerService:
             searched, question = made.text, followup.in_context(made.text, earlier)
         filters = replace(asked.filters, k=asked.filters.k or self.config.k)
         found = self.workspace.search(searched, filters)
-        lacks_words = found.coverage is not None and found.coverage < WORKSPACE_WORDS
-        judged = found.confidence != "low" or (not lacks_words and self.slot.get() is not None)
+        standing = (
+            self.workspace.standing(searched, language) if found.confidence == "low" else None
+        )
+        evidence = Evidence(
+            found.confidence,
+            found.reason,
+            found.coverage,
+            standing,
+            model=self.slot.get() is not None,
+            why=self.slot.note,
+        )
         timing: dict[str, float | None] = {
             "retrieve_ms": ms_since(t0),
             "first_token_ms": None,
@@ -178,21 +192,33 @@ class AnswerService:
         }
         # lock files, vector pictures, build files and data carry no answer unless asked for
         places = [h for h in found if carries_answer(h, asked.question)]
-        hits = places if judged else []
         prompt = Prompt(question, language, self.style, asked.detail)
         return Retrieved(
-            question, searched, language, asked.detail, prompt, found, hits, places, loading, timing
+            question,
+            searched,
+            language,
+            asked.detail,
+            prompt,
+            found,
+            places,
+            places,
+            loading,
+            evidence,
+            timing,
         )
 
     def _not_found(
         self,
         got: Retrieved,
+        verdict: Verdict,
         on_sources: Callable[[list[Citation]], None] | None,
         on_token: Callable[[str], None] | None,
         t0: float,
     ) -> Answer:
-        """ "Not found", with where a reader would still look: what the search found nearest."""
+        """ "Not found" before the model read, with where a reader would still look: what the
+        search found nearest."""
         ans = not_found(got.found, got.places, got.language, got.timing, t0)
+        ans.verdict = verdict.as_dict()
         if on_sources is not None:
             on_sources([])
         if on_token is not None:
@@ -219,17 +245,20 @@ class AnswerService:
         self,
         got: Retrieved,
         excerpts: list[Excerpt],
+        verdict: Verdict,
         on_token: Callable[[str], None] | None,
         cancel: threading.Event | None,
         t0: float,
     ) -> Answer:
-        """The model's answer over the excerpts (choose, write, check), or the excerpts' key
-        lines when it cannot stand (see :mod:`groundls.answer.stages.extract`)."""
+        """The model's answer over the excerpts (choose, write, check), or what the verdict
+        makes of one that cannot stand (see :meth:`_cannot_stand`)."""
         model = self.slot.get()
-        if model is None:
+        if model is None or verdict.outcome == "key_lines":
             # no local model installed, or a model server that cannot be used (the note says why)
             kind = "failed" if self.config.engine == "openai" else "missing"
-            return extractive(excerpts, got.language, Fallback(kind, self.slot.note), on_token, t0)
+            ans = extractive(excerpts, got.language, Fallback(kind, self.slot.note), on_token, t0)
+            ans.verdict = verdict.as_dict()
+            return ans
         try:
             hedge = say(wording.HEDGE, got.language) if got.found.confidence == "low" else ""
             ans = self._answer(model, got, excerpts, on_token, cancel, t0, hedge)
@@ -237,34 +266,48 @@ class AnswerService:
         except model_files.ModelError as exc:
             self.slot.load_error = str(exc)
             log.warning("answer model unavailable: %s", exc)
-            return extractive(excerpts, got.language, Fallback("failed", str(exc)), on_token, t0)
+            return self._cannot_stand(got, excerpts, Fallback("failed", str(exc)), on_token, t0)
         fallback = cannot_stand(ans, got.language, cancel, self.config.time_limit_s)
         if fallback is None:
             return ans
-        unsure_ans = self._unsure(got, excerpts, fallback, on_token, t0)
-        if unsure_ans is not None:
-            return unsure_ans
-        if fallback.kind == "uncited" and on_token is not None:
-            on_token("\n\n")
-        extract = extractive(excerpts, got.language, fallback, on_token, t0)
-        return in_place_of(ans, extract, fallback, got.timing)
+        return self._cannot_stand(got, excerpts, fallback, on_token, t0, written=ans)
 
-    def _unsure(
+    def _cannot_stand(
         self,
         got: Retrieved,
         excerpts: list[Excerpt],
         fallback: Fallback,
         on_token: Callable[[str], None] | None,
         t0: float,
-    ) -> Answer | None:
-        """Where the model's answer cannot stand: over an unsure search, "not found" with the
-        places to look, never the places' key lines; None over a sure one (its key lines)."""
-        if got.found.confidence != "low":
-            return None
+        written: Answer | None = None,
+    ) -> Answer:
+        """What the verdict makes of an answer that cannot stand (``fallback`` says why; the
+        ``written`` answer, when the model wrote one that was cut or empty): over an unsure
+        search "not found" with the places to look, never their key lines; over a sure one the
+        key lines (after a cut answer's words when it only lacked citations)."""
         why = fallback.why or NOTICES[fallback.kind]
-        ans = unsure(got.found, [e.hit for e in excerpts], got.language, why, got.timing, t0)
-        if on_token is not None:
-            on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
+        evidence = replace(got.evidence, read="found", cannot_stand=fallback.kind, why=why)
+        verdict = decide(evidence)
+        if verdict.outcome == "not_found":
+            ans = unsure(got.found, [e.hit for e in excerpts], got.language, why, got.timing, t0)
+            if on_token is not None:
+                on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
+        else:
+            if fallback.kind == "uncited" and written is not None and on_token is not None:
+                on_token("\n\n")
+            ans = extractive(excerpts, got.language, fallback, on_token, t0)
+            if written is not None:
+                ans = in_place_of(written, ans, fallback, got.timing)
+            else:
+                timing = got.timing
+                # the reader saw the model's first words as they streamed, then this instead
+                shown_at = (
+                    {"first_token_ms": timing["first_token_ms"]}
+                    if timing.get("first_token_ms")
+                    else {}
+                )
+                ans.timing = {**ans.timing, "replaced_ms": ms_since(t0), **shown_at}
+        ans.verdict = verdict.as_dict()
         return ans
 
     def _context_budget(
@@ -322,14 +365,10 @@ class AnswerService:
         )
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
-            unsure_ans = self._unsure(got, excerpts, fallback, on_token, t0)
-            if unsure_ans is not None:
-                return replace(unsure_ans, chosen=chosen)
-            extract = extractive(excerpts, got.language, fallback, on_token, t0)
-            # the reader saw the model's first words as they streamed, then this in their place
-            shown_at = {"first_token_ms": timing["first_token_ms"]} if show.seen else {}
-            extract.timing = {**extract.timing, "replaced_ms": ms_since(t0), **shown_at}
-            return replace(extract, repairs=checked.repairs, chosen=chosen)
+            ans = self._cannot_stand(got, excerpts, fallback, on_token, t0)
+            if ans.mode == "extractive":
+                return replace(ans, repairs=checked.repairs, chosen=chosen)
+            return replace(ans, chosen=chosen)
         started = bool("".join(show.seen).strip())
         return settled(
             self.config, model, written, checked, got.language, timing, t0, started, chosen

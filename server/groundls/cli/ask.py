@@ -33,6 +33,11 @@ def register(sub: Any) -> None:
     p.add_argument("-k", type=int, default=None, help="excerpts to retrieve (default: config)")
     p.add_argument("--json", action="store_true", help="print one JSON object when done")
     p.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the answer, say whether the workspace answers it and which evidence decided",
+    )
+    p.add_argument(
         "--batch", action="store_true", help="JSON lines {id, question} on stdin, one JSON line out"
     )
     p.add_argument(
@@ -83,7 +88,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 ans = workspace.answers.ask(question, filters, thread=thread, detail=args.detail)
                 print(json.dumps(wire.answer_json(ans), ensure_ascii=False))
                 return 0
-            return _interactive(workspace, question, filters, thread, args.detail)
+            return _interactive(workspace, question, filters, thread, args.detail, args.explain)
         except AnswerError as exc:
             raise CliError(str(exc)) from exc
     finally:
@@ -103,6 +108,7 @@ def _interactive(
     filters: SearchFilters,
     thread: int | None = None,
     detail: str | None = None,
+    explain: bool = False,
 ) -> int:
     out = sys.stdout
     err = sys.stderr
@@ -150,10 +156,35 @@ def _interactive(
             title = f"  {c.title}" if c.title else ""
             weak = "  (weak: the excerpt shares little with the sentence)" if c.weak else ""
             out.write(f"  [{c.n}] {c.where}{title}{weak}\n")
+    if explain and ans.verdict:
+        out.write("\n" + explained_verdict(ans.verdict))
     out.flush()
     for record in held:
         err.write(f"groundls: {record.getMessage()}\n")
     return 0
+
+
+def explained_verdict(verdict: dict[str, Any]) -> str:
+    """The verdict for ``--explain``: the outcome, what decided it and the evidence read."""
+    evidence = verdict.get("evidence", {})
+    lines = [
+        f"Verdict: {verdict['outcome']} (decided by {verdict['decided_by']}: {verdict['why']})"
+    ]
+    lines.append(f"  search: {evidence.get('confidence')} ({evidence.get('reason') or '-'})")
+    if "coverage" in evidence:
+        lines.append(f"  the question's words in the workspace: {evidence['coverage']:.0%}")
+    standing = evidence.get("standing")
+    if standing:
+        near = ", ".join(f"{s} {v:.3f}" for s, v in standing["nearness"].items())
+        lines.append(
+            f"  nearer than {standing['percentile']:.0%} of {standing['pool']} off-topic "
+            f"questions ({standing['language']}; nearest chunk: {near})"
+        )
+    if "model" in evidence:
+        lines.append(f"  the model: {evidence['model']}")
+    if "cannot_stand" in evidence:
+        lines.append(f"  the answer could not stand: {evidence['cannot_stand']}")
+    return "\n".join(lines) + "\n"
 
 
 class _Held(logging.Handler):

@@ -39,6 +39,7 @@ from groundls.search.fusion import (
 )
 from groundls.search.language import SPACE_WEIGHTS, LanguageDecision, LanguageStage, Rewrite
 from groundls.search.lists import CandidateLists, Evidence, weights_in_force
+from groundls.search.offtopic import OffTopic, Standing
 from groundls.search.query import Query, analyse
 
 #: Doc hits widen to their whole section when it spans at most this many lines.
@@ -96,6 +97,7 @@ class Searcher:
             models,
         )
         self._superseded: tuple[str, frozenset[str]] = ("", frozenset())
+        self.offtopic = OffTopic(store, models)
 
     @property
     def rewrite(self) -> Rewrite | None:
@@ -337,6 +339,11 @@ class Searcher:
         scores = rrf(lists)
         scored = related_chunks.best_first(scores, self.store.hits_by_rowid(list(scores)))
         return _apart(scored, own, k)
+
+    def standing(self, question: str, language: str) -> Standing | None:
+        """Where ``question`` stands among the off-topic questions this workspace cannot answer
+        (see :mod:`groundls.search.offtopic`); no model call."""
+        return self.offtopic.standing(question, language)
 
     def related(self, chunk_id: str, k: int = 3) -> Related:
         """What is related to a stored chunk (see :func:`groundls.search.related.related_to`);

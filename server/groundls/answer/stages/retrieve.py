@@ -11,16 +11,12 @@ from typing import Any
 
 from groundls.answer.stages.focus import TokenCounter
 from groundls.answer.stages.prompt import Language, Prompt
+from groundls.answer.stages.verdict import Evidence
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, AnswerConfig
 from groundls.results import MAX_ASK_K, AnswerError, Hit, SearchFilters, SearchResult
 
 MAX_QUESTION_CHARS = 2000
-
-#: A low-confidence search is answered only when at least this share of the question's words
-#: occur somewhere in the workspace.
-WORKSPACE_WORDS = 2 / 3
-
 
 #: Files that hold data for tools, not answers for people: lock files and checksums (read only
 #: when the question names them).
@@ -148,4 +144,6 @@ class Retrieved:
     places: list[Hit]
     #: the model still loading
     loading: threading.Thread | None
+    #: what the search found out about whether the workspace answers (see ``verdict``)
+    evidence: Evidence
     timing: dict[str, float | None] = field(default_factory=dict)
