@@ -2,7 +2,7 @@
 
 import { locationLabel } from "./citations";
 import { contentSecurityPolicy, escapeHtml } from "./html";
-import type { AskResult, Citation } from "./protocol";
+import type { AskResult, Citation, Verdict } from "./protocol";
 
 export type Phase = "asking" | "streaming" | "done" | "failed";
 
@@ -217,6 +217,14 @@ export function renderMeta(result: AskResult | undefined, elapsedMs?: number): s
   return `<footer class="meta">${parts.map(escapeHtml).join(" · ")}</footer>`;
 }
 
+/** Why the answer is "not found": the evidence that decided, in words. */
+function renderVerdict(verdict: Verdict | undefined): string {
+  if (!verdict?.why) {
+    return "";
+  }
+  return `<p class="hint verdict">Not found: ${escapeHtml(verdict.why)}.</p>`;
+}
+
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -241,6 +249,7 @@ export function renderAnswerBody(state: AnswerState): string {
     out.push(
       `<div class="notfound" role="status"><strong>Not found in this workspace.</strong>` +
         `<p>${escapeHtml(state.result.answer || "Nothing indexed here answers that question.")}</p>` +
+        renderVerdict(state.result.verdict) +
         `<p class="hint">Try other words, or check with “groundls: Show index status” that the files are indexed.</p></div>`,
     );
   } else if (state.result) {

@@ -79,6 +79,15 @@ export interface AskResult {
   message?: string;
   /** The conversation this answer belongs to: a follow-up passes it back. */
   thread?: number | null;
+  /** Whether the workspace answers it, and the evidence that decided ("standing", "model"). */
+  verdict?: Verdict;
+}
+
+export interface Verdict {
+  outcome: string;
+  decidedBy: string;
+  why: string;
+  evidence?: Record<string, unknown>;
 }
 
 export interface ReindexResult {

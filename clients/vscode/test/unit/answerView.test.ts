@@ -176,6 +176,28 @@ describe("answer states", () => {
     assert.equal(body.includes('class="sources"'), false);
   });
 
+  it("says which evidence decided a not-found answer", () => {
+    const notFound: AskResult = {
+      answer: "The workspace does not say. Places to look: docs/api.rst:10-40.",
+      found: false,
+      citations: [],
+      mode: "not_found",
+      verdict: {
+        outcome: "not_found",
+        decidedBy: "standing",
+        why: "the question is no nearer to the workspace than 20% of off-topic questions",
+      },
+    };
+    const body = renderAnswerBody(
+      finishAnswer(startAnswer("How long to boil an egg?", 0), notFound, 10),
+    );
+    assert.match(
+      body,
+      /Not found: the question is no nearer to the workspace than 20% of off-topic questions\./,
+    );
+    assert.match(body, /Places to look: docs\/api\.rst:10-40/);
+  });
+
   it("marks extractive answers and indexing in progress", () => {
     const body = renderAnswerBody(
       finishAnswer(startAnswer("q", 0), { ...answer, mode: "extractive", indexing: true }, 10),
