@@ -50,6 +50,9 @@ run() {  # run NAME COMMAND...: one editor on its own copy of the fixture worksp
   local name="$1"; shift
   export GROUNDLS_SMOKE_WS="$WORK/$name-ws"
   cp -r "$REPO/tests/fixtures/lsp_ws" "$GROUNDLS_SMOKE_WS"
+  # a test of the hovered function: the hover names it under "Tested in"
+  mkdir -p "$GROUNDLS_SMOKE_WS/tests"
+  cp "$HERE/test_invoice.py.txt" "$GROUNDLS_SMOKE_WS/tests/test_invoice.py"
   local t0=$SECONDS
   if (cd "$WORK" && timeout "$TIMEOUT_S" "$@"); then
     echo "== $name: PASS ($((SECONDS - t0)) s)"

@@ -84,6 +84,8 @@
           (smoke-check (stringp text) "hover returned Markdown")
           (smoke-check (string-match-p "Related in this workspace" text) "hover heading")
           (smoke-check (string-match-p "#L[0-9]+" text) "hover line links")
+          (smoke-check (string-match-p "Tested in" text) "hover names the test")
+          (smoke-check (string-match-p "Called from" text) "hover names the caller")
           (smoke-out "hover (%.1f ms round trip):\n%s" ms text))
         (eglot-shutdown server)
         (smoke-out "PASS")

@@ -91,6 +91,8 @@ local function main()
   local text = hover.contents.value
   assert(text:find('Related in this workspace', 1, true), 'hover text wrong: ' .. text)
   assert(text:find('#L', 1, true), 'hover has no line links')
+  assert(text:find('Tested in', 1, true), 'hover names no test: ' .. text)
+  assert(text:find('Called from', 1, true), 'hover names no caller: ' .. text)
   out(string.format('hover (%.1f ms round trip):\n%s', hover_ms, text))
 
   client.stop()

@@ -52,6 +52,8 @@ def test_editor_runs_search_similar_and_hover_against_groundls_serve(
         pytest.skip(f"{editor} is not installed (tests/editors/run.sh installs it)")
     ws = tmp_path / "ws"
     shutil.copytree(FIXTURE_WS, ws)
+    (ws / "tests").mkdir()  # a test of the hovered function: "Tested in" names it
+    shutil.copy(HERE / "test_invoice.py.txt", ws / "tests" / "test_invoice.py")
     env = {
         **os.environ,
         "GROUNDLS_SMOKE_WS": str(ws),
@@ -62,3 +64,4 @@ def test_editor_runs_search_similar_and_hover_against_groundls_serve(
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "PASS" in output and "Related in this workspace" in output, output
+    assert "Tested in" in output and "tests/test_invoice.py#L7" in output, output

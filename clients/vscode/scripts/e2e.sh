@@ -207,6 +207,7 @@ for tier in $TIERS; do
       t=$(date +%s)
       if CS_PORT="$PORT" WORKSPACE_DIR="$WS" SCREENSHOT="$SCREENSHOT" \
         LIGHT_SCREENSHOT="$OUT/ui/answer-panel-light.png" \
+        HOVER_SCREENSHOT="$OUT/ui/hover-related.png" \
         node out/test/e2e/uiAsk.js; then
         echo "tier (b) passed in $(($(date +%s) - t))s"
       else

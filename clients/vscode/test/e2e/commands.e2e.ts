@@ -20,6 +20,7 @@ const FIXTURE_FILES = [
   "docs/warmup.ipynb",
   "src/retry.ts",
   "src/session.py",
+  "tests/test_session.py",
 ];
 
 let api: GroundlsApi;

@@ -172,6 +172,56 @@ async function main(): Promise<number> {
       .waitFor({ timeout: 30000 });
     log(`hover link opened ${target[1]} at line ${target[2]}`);
 
+    // Hover a function's name: its notes, where it is tested and who calls it, as links.
+    // session.py is open in a tab since the question was asked
+    const sessionTab = page.locator(".tabs-container .tab", {
+      has: page.locator(".label-name", { hasText: /^session\.py$/ }),
+    });
+    await sessionTab.first().click();
+    await page
+      .locator(".tabs-container .tab.active", {
+        has: page.locator(".label-name", { hasText: /^session\.py$/ }),
+      })
+      .first()
+      .waitFor({ timeout: 30000 });
+    const name = page
+      .locator(".editor-group-container.active .monaco-editor .view-line span", {
+        hasText: /^check_session$/,
+      })
+      .first();
+    await name.hover();
+    const symbolHover = page.locator(".monaco-hover-content", { hasText: "Tested in" });
+    await symbolHover.waitFor({ timeout: 30000 });
+    const hoverText = (await symbolHover.innerText()).trim();
+    log(
+      `symbol hover:\n${hoverText
+        .split("\n")
+        .map((l) => `    ${l}`)
+        .join("\n")}`,
+    );
+    if (!/test_session\.py/.test(hoverText) || !/Related in this workspace/.test(hoverText)) {
+      throw new Error(`the hover names no test of check_session: ${hoverText}`);
+    }
+    const hoverShot = process.env.HOVER_SCREENSHOT;
+    if (hoverShot) {
+      // into the hover (it stays open) and down to its end: the tests under the notes
+      const box = await symbolHover.boundingBox();
+      if (box) {
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+        await page.mouse.wheel(0, 400);
+      }
+      await page.waitForTimeout(800); // the hover fades in and scrolls
+      await page.screenshot({ path: hoverShot });
+      log(`hover screenshot: ${hoverShot}`);
+    }
+    const tested = symbolHover.locator("a[data-href*='test_session.py']").first();
+    await tested.click();
+    await page
+      .locator(".tabs-container .tab.active", { hasText: "test_session.py" })
+      .first()
+      .waitFor({ timeout: 30000 });
+    log("the hover's test link opened tests/test_session.py");
+
     const light = process.env.LIGHT_SCREENSHOT;
     if (light) {
       // The panel follows the theme through VS Code's CSS variables: switch to a light theme.
