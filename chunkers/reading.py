@@ -55,7 +55,9 @@ _LABELLED = {
     "versionchanged": "Changed in version",
     "deprecated": "Deprecated since version",
 }
-#: Roles that name code, read as inline code; any other role is read as its words.
+#: Roles that name code, read as inline code; a role of a domain (``:el:defun:``,
+#: ``:py:func:``) names code too unless it is one of ``_PROSE_ROLES``; any other role is read
+#: as its words.
 _CODE_ROLES = {
     "func", "meth", "class", "attr", "exc", "data", "obj", "mod", "const", "var", "member",
     "type", "macro", "struct", "enum", "envvar", "option", "program", "file", "command",
@@ -72,18 +74,38 @@ _SUBSTITUTION_DEF = re.compile(r"^\s*\.\.\s+\|([^|]+)\|\s+replace::\s*(.*)$")
 _ESCAPE = re.compile(r"\\(.)")
 
 
+#: Roles whose text is shown as written (a ``~`` in ``:file:`~/.skk``` is the home folder, not
+#: "the last part of the name").
+_LITERAL_ROLES = {
+    "file", "samp", "kbd", "command", "program", "code", "literal", "envvar", "option",
+    "makevar", "mailheader", "regexp", "guilabel", "menuselection",
+}  # fmt: skip
+#: Roles that read as words, in a domain or not.
+_PROSE_ROLES = {
+    "doc", "ref", "term", "abbr", "sup", "sub", "subscript", "superscript", "emphasis", "strong",
+    "title-reference", "numref", "pep", "rfc", "download", "dfn", "guilabel", "menuselection",
+}  # fmt: skip
+
+
+def _role_name(roles: str) -> tuple[str, bool]:
+    """A role's own name and whether a domain names it (``:el:defun:`` -> ``defun``, True)."""
+    parts = [p for p in roles.split(":") if p]
+    return parts[-1].lower(), len(parts) > 1
+
+
 def _role_text(roles: str, body: str) -> str:
     """A role as the rendered page shows it (`` :class:`~a.b.C` `` -> ```C```)."""
     body = _ESCAPE.sub(r"\1", body)
+    name, domain = _role_name(roles)
     targeted = _TARGETED.match(body)
     if targeted and targeted.group(1):
         shown = targeted.group(1)
-    elif body.startswith("~"):
+    elif body.startswith("~") and name not in _LITERAL_ROLES:
         shown = body[1:].rsplit(".", 1)[-1]
     else:
-        shown = body.lstrip("!")
-    name = roles.rstrip(":").rsplit(":", 1)[-1]
-    return f"`{shown}`" if name in _CODE_ROLES else shown
+        shown = body if name in _LITERAL_ROLES else body.lstrip("!")
+    code = name in _CODE_ROLES or (domain and name not in _PROSE_ROLES)
+    return f"`{shown}`" if code else shown
 
 
 def _context_names(text: str) -> list[str]:
@@ -104,7 +126,7 @@ def _role_targets(text: str) -> list[str]:
         targeted = _TARGETED.match(_ESCAPE.sub(r"\1", match.group(2)))
         if targeted and targeted.group(1):
             out.append(targeted.group(2))
-        elif match.group(2).startswith("~"):
+        elif match.group(2).startswith("~") and _role_name(match.group(1))[0] not in _LITERAL_ROLES:
             out.append(match.group(2)[1:])
     return out
 

@@ -261,7 +261,21 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "hedged": ans.found and ans.mode == "llm" and says_hedge(ans.answer),
         "notice": ans.notice,
         "timing": ans.timing,
+        # a "not found" whose places to look hold an expected location points the reader there
+        "pointed": not ans.found and any(overlaps(p, q["expected"]) for p in places(ans.answer)),
+        "decided_by": ans.verdict.get("decided_by", ""),
     }
+
+
+_PLACE = re.compile(r"([\w./-]+):(\d+)(?:-(\d+))?")
+
+
+def places(answer: str) -> list[dict[str, Any]]:
+    """The ``path:start-end`` places an answer names (a "not found"'s places to look)."""
+    return [
+        {"path": m[1], "start_line": int(m[2]), "end_line": int(m[3] or m[2])}
+        for m in _PLACE.finditer(answer)
+    ]
 
 
 def model_part(answer: str) -> str:
@@ -464,6 +478,14 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
             sum(1 for r in unanswerable if not r["found"]), len(unanswerable)
         ),
         "answerable_refused": share(sum(1 for r in answerable if not r["found"]), len(answerable)),
+        # of those, the ones whose places to look hold the answer: pointed, not refused
+        "answerable_pointed": share(
+            sum(1 for r in answerable if not r["found"] and r.get("pointed")), len(answerable)
+        ),
+        "not_found_decided_by": {
+            by: sum(1 for r in rows if not r["found"] and r.get("decided_by") == by)
+            for by in sorted({r.get("decided_by", "") for r in rows if not r["found"]})
+        },
         "hedged_answerable_unanswerable": (
             share(sum(1 for r in answerable if r["hedged"]), len(answerable)),
             share(sum(1 for r in unanswerable if r["hedged"]), len(unanswerable)),

@@ -68,6 +68,16 @@ def test_a_roles_hidden_target_stays_a_searchable_name() -> None:
     assert ":java:extdoc:" in chunk.text  # the chunk keeps its source for citations
 
 
+def test_a_literal_roles_text_is_shown_as_written_and_a_domains_role_is_code() -> None:
+    assert readable("Edit :file:`~/.skk` or press :kbd:`C-x ~`.", "rst") == (
+        "Edit `~/.skk` or press `C-x ~`."
+    )
+    assert readable("関数 :el:defun:`car` と :py:func:`~a.b.f` を見る :doc:`guide`", "rst") == (
+        "関数 `car` と `f` を見る guide"
+    )
+    assert hidden_names(":file:`~/.skk`", "rst") == []  # a path, not a shortened name
+
+
 def test_a_context_directive_shows_nothing_and_its_name_stays_searchable() -> None:
     page = ".. currentmodule:: click.shell_completion\n\nShell Completion\n================\n"
     assert readable(page, "rst").split("\n") == ["", "", "Shell Completion", "", ""]
