@@ -42,7 +42,15 @@ def measure(corpus: Path, queries: Path, index_dir: Path, verbose: bool) -> None
             standing = workspace.standing(q["query"], language)
             first = first if first is not None else time.perf_counter() - t
             found = workspace.search(q["query"])
-            rows.append((bool(q.get("expected")), standing, found.confidence, q))
+            top3 = [h for h in found][:3]
+            pointed = any(
+                h.path == e["path"]
+                and h.start_line <= e["end_line"]
+                and e["start_line"] <= h.end_line
+                for h in top3
+                for e in q.get("expected") or []
+            )
+            rows.append((bool(q.get("expected")), standing, found.confidence, q, pointed))
         took = time.perf_counter() - started
         ans = [r for r in rows if r[0] and r[1]]
         una = [r for r in rows if not r[0] and r[1]]
@@ -64,17 +72,18 @@ def measure(corpus: Path, queries: Path, index_dir: Path, verbose: bool) -> None
             below_u = sum(r[1].percentile < bar for r in una)
             below_a = sum(r[1].percentile < bar for r in ans)
             both_u = sum(r[1].percentile < bar and r[2] == "low" for r in una)
-            both_a = sum(r[1].percentile < bar and r[2] == "low" for r in ans)
+            low_a = [r for r in ans if r[1].percentile < bar and r[2] == "low"]
             print(
                 f"   bar {bar:.2f}: unanswerable below {below_u}/{len(una)}, "
                 f"answerable below {below_a}/{len(ans)}; and a low confidence: "
-                f"{both_u}/{len(una)}, {both_a}/{len(ans)}"
+                f"{both_u}/{len(una)}, {len(low_a)}/{len(ans)} "
+                f"(of them pointed: the right place in the first three {sum(r[4] for r in low_a)})"
             )
         low_u = sum(r[2] == "low" for r in una)
         low_a = sum(r[2] == "low" for r in ans)
         print(f"   confidence low: unanswerable {low_u}/{len(una)}, answerable {low_a}/{len(ans)}")
         if verbose:
-            for answerable, standing, conf, q in rows:
+            for answerable, standing, conf, q, _ in rows:
                 if standing is not None:
                     print(
                         f"   {'A' if answerable else 'U'} {standing.percentile:.2f} "

@@ -114,7 +114,8 @@ def measure(
             chunk_id, path = places[0]
             # a call, not a definition (an override in a test's class)
             call = re.compile(
-                rf"(?<!def )(?<!fn )(?<!func )(?<!function )(?<![\w$]){re.escape(name)}\s*\("
+                rf"(?<!def )(?<!fn )(?<!func )(?<!function )(?<![\w$]){re.escape(name)}"
+                r"(?:<[^<>()\n]*>)?\s*\("  # a generic's type arguments: new Pair<>(
             )
             word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
             expected_tests = {
@@ -152,6 +153,10 @@ def measure(
                     first = next(t for t, _, _ in tests if t in expected_tests)
                     print(f"   no test shown: {name} ({path}), expected e.g. {first}")
             table["wrong_test"] += sum(t.chunk_id not in expected_tests for t in found.tests)
+            if misses:
+                for t in found.tests:
+                    if t.chunk_id not in expected_tests:
+                        print(f"   not its test by the lab's rule: {name} ({path}) -> {t.title}")
             if found.tests:
                 checks.append(
                     (f"{name} ({path})", f"{found.tests[0].where} {found.tests[0].title}")
