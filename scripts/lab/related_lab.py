@@ -28,7 +28,7 @@ from pathlib import Path
 from groundls.chunkers.textrules import split_identifier
 
 from groundls.config import Config
-from groundls.search.signals import is_test
+from groundls.search.signals import is_change_log, is_test
 from groundls.workspace import Workspace
 
 _SPAN = re.compile(r"`+([^`\n]{1,120}?)`+")
@@ -91,10 +91,13 @@ def measure(
         ).fetchall()
         defined: dict[str, list[tuple[str, str]]] = {}
         docs: dict[str, set[str]] = {}
+        logs: set[str] = set()  # change-log passages
         as_code: dict[str, set[str]] = {}  # named in a span, or called in an example
         tests: list[tuple[str, str, str]] = []
         for chunk_id, path, symbol, kind, text, title in rows:
             if kind == "doc":
+                if is_change_log(path):
+                    logs.add(chunk_id)
                 for name in _span_names(text):
                     docs.setdefault(name, set()).add(chunk_id)
                 for name in _span_names(text) | _called_names(text):
@@ -105,6 +108,7 @@ def measure(
                 defined.setdefault(symbol, []).append((chunk_id, path))
         table = {"symbols": 0, "with_doc": 0, "doc_in_notes": 0, "with_test": 0, "tested": 0}
         table.update({"with_code_doc": 0, "code_doc_in_notes": 0})
+        table.update({"with_ruled_doc": 0, "ruled_doc_in_notes": 0})
         table.update({"wrong_test": 0, "notes": 0, "own_file": 0, "repeats": 0})
         times: list[float] = []
         checks: list[tuple[str, str]] = []
@@ -137,6 +141,12 @@ def measure(
             table["own_file"] += sum(h.path == path for h in notes)
             keys = [(h.path, h.title, *h.breadcrumb) for h in notes]
             table["repeats"] += len(keys) - len(set(keys))
+            # the rule: a change log counts only when no other passage names it as code
+            others = {c for c in as_code.get(name, set()) if c not in logs}
+            ruled = {c for c in expected_docs if c not in logs} if others else expected_docs
+            if ruled or others:
+                table["with_ruled_doc"] += 1
+                table["ruled_doc_in_notes"] += any(h.chunk_id in (ruled or others) for h in notes)
             if name in as_code:
                 table["with_code_doc"] += 1
                 table["code_doc_in_notes"] += any(h.chunk_id in as_code[name] for h in notes)
@@ -217,7 +227,9 @@ def main() -> int:
         print(
             f"{Path(repo).name}: {t['symbols']} symbols ({t['chunks']} chunks); doc that names it "
             f"in a span in the notes {t['doc_in_notes']}/{t['with_doc']}, as code (a span or a "
-            f"call) {t['code_doc_in_notes']}/{t['with_code_doc']}; tested in names a test "
+            f"call) {t['code_doc_in_notes']}/{t['with_code_doc']}, a span or else a call, a change"
+            f" log only when nothing else names it {t['ruled_doc_in_notes']}/{t['with_ruled_doc']};"
+            f" tested in names a test "
             f"{t['tested']}/{t['with_test']}, tests that are not its {t['wrong_test']}; notes "
             f"from the file read {t['own_file']}/{t['notes']} ({100 * t['own_file'] / notes:.0f} %);"
             f" repeats {t['repeats']}; related p50 {t['p50_ms']:.1f} ms, p95 {t['p95_ms']:.1f} ms"

@@ -214,11 +214,8 @@ class Workspace:
     def sends_to(self) -> list[str]:
         """Where workspace content goes beyond this machine (model servers the user allowed):
         one line each, [] when nothing leaves it. Every face shows these."""
-        notes = (
-            [getattr(self.models.get(SERVED_SPACE), "remote_note", "")]
-            if self.policy.served
-            else []
-        )
+        served = self.models.get(SERVED_SPACE) if self.policy.served else None
+        notes = [getattr(served, "remote_note", "")] if served is not None else []
         if self.config.answer.engine == "openai":
             notes.append(self.answers.status().get("sends_to", ""))
         if self.served:
@@ -251,16 +248,9 @@ class Workspace:
                 have, wanted = self.indexer.deep_counts(space)
             else:
                 have = wanted = self.store.count_in(space)
-            out.append(
-                {
-                    "space": space,
-                    "model": models.get(space, {}).get("model", ""),
-                    "filled": have,
-                    "wanted": wanted,
-                    "deep": deep,
-                    "reads": list(self.policy.reads(space)),
-                }
-            )
+            model, reads = models.get(space, {}).get("model", ""), list(self.policy.reads(space))
+            row = {"space": space, "model": model, "filled": have, "wanted": wanted}
+            out.append({**row, "deep": deep, "reads": reads})
         return out
 
     def warm(self) -> None:

@@ -33,7 +33,7 @@ from groundls.answer.stages.retrieve import (
 )
 from groundls.answer.stages.settle import (
     cannot_stand,
-    in_place_of,
+    key_lines,
     not_found,
     settled,
     timed,
@@ -293,20 +293,7 @@ class AnswerService:
             if on_token is not None:
                 on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
         else:
-            if fallback.kind == "uncited" and written is not None and on_token is not None:
-                on_token("\n\n")
-            ans = extractive(excerpts, got.language, fallback, on_token, t0)
-            if written is not None:
-                ans = in_place_of(written, ans, fallback, got.timing)
-            else:
-                timing = got.timing
-                # the reader saw the model's first words as they streamed, then this instead
-                shown_at = (
-                    {"first_token_ms": timing["first_token_ms"]}
-                    if timing.get("first_token_ms")
-                    else {}
-                )
-                ans.timing = {**ans.timing, "replaced_ms": ms_since(t0), **shown_at}
+            ans = key_lines(excerpts, got.language, fallback, on_token, t0, got.timing, written)
         ans.verdict = verdict.as_dict()
         return ans
 

@@ -5,10 +5,11 @@ it was cut; one that cannot stand alone gets the excerpts' key lines after it or
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from groundls.answer.stages.check import places_to_look
-from groundls.answer.stages.extract import Fallback
+from groundls.answer.stages.extract import Fallback, extractive
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
 from groundls.answer.timing import ms_since
@@ -92,6 +93,28 @@ def in_place_of(
         timing.update({k: v for k, v in ans.timing.items() if k != "first_token_ms"})
         extract.cut = True
     return extract
+
+
+def key_lines(
+    excerpts: list[Any],
+    language: str,
+    fallback: Fallback,
+    on_token: Callable[[str], None] | None,
+    t0: float,
+    timing: dict[str, float | None],
+    written: Answer | None = None,
+) -> Answer:
+    """The excerpts' key lines where an answer over a sure search cannot stand: after the
+    ``written`` answer's words when it was cut before citing, else in their place."""
+    if fallback.kind == "uncited" and written is not None and on_token is not None:
+        on_token("\n\n")
+    ans = extractive(excerpts, language, fallback, on_token, t0)
+    if written is not None:
+        return in_place_of(written, ans, fallback, timing)
+    # the reader saw the model's first words as they streamed, then this instead
+    shown = {"first_token_ms": timing["first_token_ms"]} if timing.get("first_token_ms") else {}
+    ans.timing = {**ans.timing, "replaced_ms": ms_since(t0), **shown}
+    return ans
 
 
 def timed(timing: dict[str, float | None], stats: Any) -> None:

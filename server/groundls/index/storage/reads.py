@@ -35,20 +35,8 @@ _HIT_COLUMNS = (
 
 
 def _row_to_hit(row: Sequence[Any], score: float = 0.0) -> Hit:
-    return Hit(
-        chunk_id=row[1],
-        path=row[2],
-        start_line=row[3],
-        end_line=row[4],
-        kind=row[5],
-        language=row[6],
-        text_type=row[7],
-        title=row[8],
-        breadcrumb=tuple(json.loads(row[9])),
-        text=row[10],
-        score=score,
-        place=row[11],
-    )
+    """A row of ``_HIT_COLUMNS`` as a hit (its columns in ``Hit``'s order, the id first)."""
+    return Hit(*row[1:9], tuple(json.loads(row[9])), row[10], score, row[11])
 
 
 class StoreReads(KeywordReads):
