@@ -87,16 +87,17 @@ _PROSE_ROLES = {
 }  # fmt: skip
 
 
-def _role_name(roles: str) -> tuple[str, bool]:
-    """A role's own name and whether a domain names it (``:el:defun:`` -> ``defun``, True)."""
-    parts = [p for p in roles.split(":") if p]
+def _own_name(qualified: str) -> tuple[str, bool]:
+    """A role's or directive's own name and whether a domain qualifies it (``:el:defun:`` ->
+    ``defun``, True; ``py:currentmodule`` -> ``currentmodule``, True)."""
+    parts = [p for p in qualified.split(":") if p]
     return parts[-1].lower(), len(parts) > 1
 
 
 def _role_text(roles: str, body: str) -> str:
     """A role as the rendered page shows it (`` :class:`~a.b.C` `` -> ```C```)."""
     body = _ESCAPE.sub(r"\1", body)
-    name, domain = _role_name(roles)
+    name, domain = _own_name(roles)
     targeted = _TARGETED.match(body)
     if targeted and targeted.group(1):
         shown = targeted.group(1)
@@ -114,7 +115,7 @@ def _context_names(text: str) -> list[str]:
     for line in text.split("\n"):
         explicit = _EXPLICIT.match(line)
         directive = _DIRECTIVE.match(explicit.group(2) or "") if explicit else None
-        if directive and directive.group(1).lower().rsplit(":", 1)[-1] in _CONTEXT_DIRECTIVES:
+        if directive and _own_name(directive.group(1))[0] in _CONTEXT_DIRECTIVES:
             out.extend(directive.group(2).split()[:1])
     return out
 
@@ -126,7 +127,7 @@ def _role_targets(text: str) -> list[str]:
         targeted = _TARGETED.match(_ESCAPE.sub(r"\1", match.group(2)))
         if targeted and targeted.group(1):
             out.append(targeted.group(2))
-        elif match.group(2).startswith("~") and _role_name(match.group(1))[0] not in _LITERAL_ROLES:
+        elif match.group(2).startswith("~") and _own_name(match.group(1))[0] not in _LITERAL_ROLES:
             out.append(match.group(2)[1:])
     return out
 
@@ -233,7 +234,7 @@ def _explicit_markup(rest: str, substitutions: dict[str, str]) -> tuple[str, str
     directive = _DIRECTIVE.match(rest)
     if directive is None:
         return "", "hidden"  # a comment
-    name = directive.group(1).lower().rsplit(":", 1)[-1]
+    name = _own_name(directive.group(1))[0]
     argument = _rst_inline(directive.group(2), substitutions).strip()
     if name in _CODE_DIRECTIVES:
         return "", "code"

@@ -248,7 +248,8 @@ class Workspace:
                 have, wanted = self.indexer.deep_counts(space)
             else:
                 have = wanted = self.store.count_in(space)
-            model, reads = models.get(space, {}).get("model", ""), list(self.policy.reads(space))
+            model = models.get(space, {}).get("model", "")
+            reads = list(self.policy.reads(space))
             row = {"space": space, "model": model, "filled": have, "wanted": wanted}
             out.append({**row, "deep": deep, "reads": reads})
         return out

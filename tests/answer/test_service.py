@@ -1019,6 +1019,7 @@ def test_path_data_and_build_files_are_never_an_answers_excerpt_unless_asked_for
     ans = svc.ask("アップロードの再試行をどう設定しますか？")
     assert ans.mode == "not_found" and "logo.svg" not in ans.answer
     assert "Makefile" not in ans.answer  # not a place to look either
+    assert ans.verdict["why"] == "nothing the search found can hold an answer"
     svc, _ = service([SVG, MAKEFILE, UPLOAD])
     ans = svc.ask("where do we retry failed uploads?")
     assert [c.path for c in ans.citations] == ["src/upload.py"]

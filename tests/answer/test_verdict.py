@@ -33,7 +33,13 @@ def test_an_answer_that_cannot_stand_is_not_found_over_an_unsure_search_and_key_
 
 
 def test_the_verdict_shows_the_evidence_that_decided():
-    shown = decide(Evidence("low", "nearest match only", 1.0, FAR)).as_dict()
+    shown = decide(Evidence("low", "nearest match only", coverage=1.0, standing=FAR)).as_dict()
     assert shown["outcome"] == "not_found" and shown["decided_by"] == "standing"
     assert shown["evidence"]["standing"]["percentile"] == 0.1
     assert shown["evidence"]["coverage"] == 1.0 and "10%" in shown["why"]
+
+
+def test_a_search_whose_hits_can_hold_no_answer_is_not_found_whatever_its_confidence():
+    # every hit a lock file, a picture, a build file or data (retrieve.carries_answer)
+    verdict = decide(Evidence("high", places=0, coverage=1.0, standing=NEAR))
+    assert (verdict.outcome, verdict.decided_by) == ("not_found", "search")

@@ -141,7 +141,7 @@ class AnswerService:
         t0 = time.perf_counter()
         got = self._retrieve(asked, cancel, t0)
         verdict = decide(got.evidence)
-        if verdict.outcome == "not_found" or not got.hits:
+        if verdict.outcome == "not_found":
             ans = self._not_found(got, verdict, on_sources, on_token, t0)
         else:
             excerpts = self._excerpts(got, t0)
@@ -174,12 +174,15 @@ class AnswerService:
             searched, question = made.text, followup.in_context(made.text, earlier)
         filters = replace(asked.filters, k=asked.filters.k or self.config.k)
         found = self.workspace.search(searched, filters)
+        # lock files, vector pictures, build files and data carry no answer unless asked for
+        hits = [h for h in found if carries_answer(h, asked.question)]
         standing = (
             self.workspace.standing(searched, language) if found.confidence == "low" else None
         )
         evidence = Evidence(
             found.confidence,
             found.reason,
+            len(hits),
             found.coverage,
             standing,
             model=self.slot.get() is not None,
@@ -190,8 +193,6 @@ class AnswerService:
             "first_token_ms": None,
             "total_ms": None,
         }
-        # lock files, vector pictures, build files and data carry no answer unless asked for
-        places = [h for h in found if carries_answer(h, asked.question)]
         prompt = Prompt(question, language, self.style, asked.detail)
         return Retrieved(
             question,
@@ -200,8 +201,7 @@ class AnswerService:
             asked.detail,
             prompt,
             found,
-            places,
-            places,
+            hits,
             loading,
             evidence,
             timing,
@@ -217,7 +217,7 @@ class AnswerService:
     ) -> Answer:
         """ "Not found" before the model read, with where a reader would still look: what the
         search found nearest."""
-        ans = not_found(got.found, got.places, got.language, got.timing, t0)
+        ans = not_found(got.found, got.hits, got.language, got.timing, t0)
         ans.verdict = verdict.as_dict()
         if on_sources is not None:
             on_sources([])
@@ -289,7 +289,8 @@ class AnswerService:
         evidence = replace(got.evidence, read="found", cannot_stand=fallback.kind, why=why)
         verdict = decide(evidence)
         if verdict.outcome == "not_found":
-            ans = unsure(got.found, [e.hit for e in excerpts], got.language, why, got.timing, t0)
+            places = [e.hit for e in excerpts]
+            ans = unsure(got.found, places, got.language, verdict.why, got.timing, t0)
             if on_token is not None:
                 on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
         else:

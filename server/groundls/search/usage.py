@@ -128,7 +128,7 @@ def _reaching(store: Store, names: tuple[str, ...]) -> set[str]:
     rows = [
         r for r, _ in store.keyword(expression, REACH_CANDIDATES, SearchFilters(kinds=("code",)))
     ]
-    return {hit.path for hit in store.hits_by_rowid(rows).values()}
+    return set(store.paths_by_rowid(rows).values())
 
 
 def _folder(path: str) -> str:

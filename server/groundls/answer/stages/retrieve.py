@@ -138,10 +138,8 @@ class Retrieved:
     #: the answer's prompt, built once
     prompt: Prompt
     found: SearchResult
-    #: the hits the answer may be written from (none: "not found")
+    #: the hits that can hold an answer: the excerpts, or where a "not found" says to look
     hits: list[Hit]
-    #: the hits that can hold an answer, judged or not: where a "not found" says to look
-    places: list[Hit]
     #: the model still loading
     loading: threading.Thread | None
     #: what the search found out about whether the workspace answers (see ``verdict``)

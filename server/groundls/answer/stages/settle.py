@@ -140,13 +140,13 @@ def unsure(
     t0: float,
 ) -> Answer:
     """ "Not found" where the model's answer could not stand over an unsure search, with the
-    places to look and why (the excerpts' key lines would read as an answer the search was
-    not sure the workspace holds)."""
+    places to look and ``why`` (the verdict's: the excerpts' key lines would read as an answer
+    the search was not sure the workspace holds)."""
     text = say(wording.NOT_SAID, language) + places_to_look(places, language)
     timing["total_ms"] = ms_since(t0)
     if timing.get("first_token_ms") is None:
         timing["first_token_ms"] = timing["total_ms"]
-    notice = f"not found: the search was unsure ({found.reason or 'low confidence'}) and {why}"
+    notice = f"not found: {why}"
     return Answer(
         text, False, language, "not_found", timing=timing, confidence=found.confidence,
         notice=notice,

@@ -39,6 +39,8 @@ class Evidence:
     #: the search's confidence ("high", "medium", "low", "none") and its reason
     confidence: str
     reason: str = ""
+    #: the hits that can hold an answer (not a lock file, a picture, build file or data)
+    places: int = 1
     #: the share of the question's words the workspace holds (None: not measured)
     coverage: float | None = None
     #: where the question stands among the off-topic pool's (None: not measured)
@@ -55,6 +57,7 @@ class Evidence:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"confidence": self.confidence, "reason": self.reason}
+        out["places"] = self.places
         if self.coverage is not None:
             out["coverage"] = round(self.coverage, 3)
         if self.standing is not None:
@@ -89,6 +92,8 @@ def decide(e: Evidence) -> Verdict:
     unsure = e.confidence in ("low", "none")
     if e.confidence == "none":
         return Verdict("not_found", "search", "the search found nothing", e)
+    if not e.places:
+        return Verdict("not_found", "search", "nothing the search found can hold an answer", e)
     if unsure and not e.read:
         if e.coverage is not None and e.coverage < WORKSPACE_WORDS:
             why = "most of the question's words occur nowhere in the workspace"
