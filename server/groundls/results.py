@@ -95,6 +95,12 @@ class Related:
             *(("caller", h) for h in self.callers),
         ]
 
+    @property
+    def call_count(self) -> str:
+        """How many places call it, for people: "1 place", "3 places", "200+ places"."""
+        noun = "place" if self.called == 1 and not self.more else "places"
+        return f"{self.called}{'+' if self.more else ''} {noun}"
+
 
 def where(path: str, start_line: int, end_line: int, place: str = "") -> str:
     """A place for people: ``manual.pdf p. 12`` in a document (PDF, slides, ...),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundls.results import Hit
+from groundls.results import Hit, Related
 from groundls.search.related import mentioned_names, notes, own_names
 from groundls.search.usage import calls, named_after
 from groundls.workspace import Workspace
@@ -278,3 +278,10 @@ def test_a_passage_that_describes_a_function_comes_before_one_whose_example_call
     tiers = {example.chunk_id: 1, described.chunk_id: 0}
     chosen = notes(own, "from_envvar", scored, tiers, 3)
     assert [n.hit.title for n in chosen] == ["Reference", "Example", "Nearest"]
+
+
+def test_how_many_places_call_a_symbol_reads_as_people_count():
+    assert Related(called=1).call_count == "1 place"
+    assert Related(called=3).call_count == "3 places"
+    assert Related(called=1, more=True).call_count == "1+ places"
+    assert Related(called=200, more=True).call_count == "200+ places"

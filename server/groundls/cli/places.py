@@ -98,8 +98,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         for hit in found.tests:
             print(f"      {hit.where}  {hit.title}")
     if found.callers:
-        more = "+" if found.more else ""
-        print(f"called from {found.called}{more} places, first:")
+        print(f"called from {found.call_count}, first:")
         print(f"      {found.callers[0].where}  {found.callers[0].title}")
     return 0
 

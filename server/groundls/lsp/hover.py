@@ -85,10 +85,9 @@ def related(folder: Folder, rel_path: str, line0: int, count: int) -> Hover | No
         lines.append(f"*Tested in* {_link(folder, first, _escape(_name(folder, first)))}{more}  ")
     if found.callers:
         first = found.callers[0]
-        places = f"{found.called}{'+' if found.more else ''}"
-        noun = "place" if found.called == 1 and not found.more else "places"
         lines.append(
-            f"*Called from* {places} {noun}, first {_link(folder, first, _escape(_name(folder, first)))}"
+            f"*Called from* {found.call_count}, first "
+            f"{_link(folder, first, _escape(_name(folder, first)))}"
         )
     if partial is not None:
         lines += ["", f"_{_escape(partial)}; results may be incomplete._"]
