@@ -120,13 +120,20 @@ def _context_names(text: str) -> list[str]:
     return out
 
 
+def role_target(body: str) -> str:
+    """What a role's text points at: its explicit target when it has a title
+    (```run <cli.run_command>``` -> ``cli.run_command``), else the text itself."""
+    targeted = _TARGETED.match(_ESCAPE.sub(r"\1", body))
+    return targeted.group(2) if targeted and targeted.group(1) else body
+
+
 def _role_targets(text: str) -> list[str]:
     """The targets roles name but do not show (`` :java:extdoc:`X <a.b.X>` `` -> ``a.b.X``)."""
     out = []
     for match in _ROLE.finditer(text):
-        targeted = _TARGETED.match(_ESCAPE.sub(r"\1", match.group(2)))
-        if targeted and targeted.group(1):
-            out.append(targeted.group(2))
+        target = role_target(match.group(2))
+        if target != match.group(2):
+            out.append(target)
         elif match.group(2).startswith("~") and _own_name(match.group(1))[0] not in _LITERAL_ROLES:
             out.append(match.group(2)[1:])
     return out

@@ -155,7 +155,10 @@ def measure(
                 table["doc_in_notes"] += any(h.chunk_id in expected_docs for h in notes)
                 if misses and not any(h.chunk_id in expected_docs for h in notes):
                     shown = "; ".join(f"{h.path} {h.title}" for h in notes)
-                    print(f"   no doc shown: {name} ({path}) -> {shown}")
+                    want = "; ".join(
+                        f"{row[1]} {row[5]}" for row in rows if row[0] in expected_docs
+                    )
+                    print(f"   no doc shown: {name} ({path}) -> {shown}\n      expected: {want}")
             if expected_tests:
                 table["with_test"] += 1
                 table["tested"] += bool(found.tests) and found.tests[0].chunk_id in expected_tests

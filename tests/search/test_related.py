@@ -70,6 +70,14 @@ def test_names_written_as_code_are_mentions_and_bare_words_in_code_spans_are_not
     ]
 
 
+def test_a_role_with_a_title_names_its_target():
+    text = (
+        "The :func:`run <cli.run_command>` command starts a server;"
+        " :meth:`app.config.from_pyfile() <Config.from_pyfile>` overrides it."
+    )
+    assert mentioned_names(text) == ["run_command", "from_pyfile"]
+
+
 def test_a_heading_that_is_a_code_name_is_a_mention():
     assert mentioned_names("Signs the cookie.", title="SessionMiddleware") == ["SessionMiddleware"]
     assert mentioned_names("Signs the cookie.", title="Sessions and cookies") == []
@@ -285,3 +293,17 @@ def test_how_many_places_call_a_symbol_reads_as_people_count():
     assert Related(called=3).call_count == "3 places"
     assert Related(called=1, more=True).call_count == "1+ places"
     assert Related(called=200, more=True).call_count == "200+ places"
+
+
+def test_the_windows_of_one_long_test_are_one_test():
+    from groundls.search.usage import _one_each
+
+    def window(chunk_id: str, path: str, title: str) -> Hit:
+        return Hit(chunk_id * 16, path, 1, 2, "code", "", "function", title, (), "")
+
+    hits = [
+        window("a", "test/a.spec.ts", "describe parse"),
+        window("b", "test/a.spec.ts", "describe parse"),
+        window("c", "test/b.spec.ts", "describe parse"),
+    ]
+    assert [h.chunk_id[0] for h in _one_each(hits)] == ["a", "c"]

@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 
 import numpy as np
 
+from groundls.chunkers.reading import role_target
 from groundls.index.storage.store import Store
 from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import Hit, Note, Related, SearchFilters
@@ -54,7 +55,8 @@ def mentioned_names(
         if _CODE_SHAPED.fullmatch(_PART.split(word)[-1]):
             names.append(_PART.split(word)[-1])
     for role, span in _SPAN.findall(text):
-        span = span.strip()
+        # a role with a title names its target (:func:`run <cli.run_command>`)
+        span = (role_target(span) if role else span).strip()
         if not _NAME_PATH.fullmatch(span):
             continue
         name = _PART.split(span.lstrip("~").removesuffix("()"))[-1]

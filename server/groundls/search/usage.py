@@ -181,9 +181,21 @@ def usage(store: Store, own: Hit, rowid: int, symbol: str) -> Usage:
                 callers.append(hit)
             else:
                 (calling if _test_shaped(test_name) else helpers).append(hit)
+    callers = _one_each(callers)
     return Usage(
-        tests=tuple((named + calling + helpers)[:KEPT]),
+        tests=tuple(_one_each(named + calling + helpers)[:KEPT]),
         callers=tuple(callers[:KEPT]),
         called=len(callers),
         more=len(rows) + 1 >= USE_CANDIDATES and bool(callers),
     )
+
+
+def _one_each(hits: list[Hit]) -> list[Hit]:
+    """One hit a place: the windows of one long function or test are one test, one caller."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for hit in hits:
+        if (hit.path, hit.title) not in seen:
+            seen.add((hit.path, hit.title))
+            out.append(hit)
+    return out
