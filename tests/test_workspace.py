@@ -608,6 +608,19 @@ def test_a_japanese_question_naming_only_absent_things_is_not_about_the_workspac
     assert present and present.reason != "names nothing in this workspace"
 
 
+def test_an_english_question_naming_only_absent_things_is_not_about_the_workspace(
+    search_ws, tmp_path, fake_embedders
+):
+    workspace = open_workspace(search_ws, tmp_path, fake_embedders)
+    workspace.index()
+    # "log level" is in the docs, but Kubernetes and YAML are nowhere here
+    absent = workspace.search("How do I change the log level of a Kubernetes YAML deployment?")
+    assert absent and absent.confidence == "low" and absent.coverage == 0.0
+    assert absent.reason == "names nothing in this workspace"
+    present = workspace.search("Where do I change the log level?")
+    assert present and present.reason != "names nothing in this workspace"
+
+
 def _with_deep(fake_embedders):
     return {**fake_embedders, "minilm": FakeEmbedder("fake-minilm", 32)}
 

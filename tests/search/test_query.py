@@ -96,3 +96,22 @@ def test_each_model_embeds_only_as_much_of_a_question_as_its_window_holds():
     models.query_vector("b", question)
     assert question.startswith(windowed.seen[0]) and len(windowed.seen[0]) <= 16 * 4
     assert question.startswith(plain.seen[0]) and len(plain.seen[0]) <= QUERY_TOKENS * 4
+
+
+def test_the_names_a_question_writes_in_each_language():
+    from groundls.search.query import question_names
+
+    assert question_names("How do I read a YAML file into PostgreSQL?", "en") == [
+        "PostgreSQL",
+        "YAML",
+    ]
+    # a capitalised word inside an English sentence is a name; one that starts it is not
+    assert question_names("Can I ship it as a Flatpak on crates.io?", "en") == [
+        "Flatpak",
+        "crates.io",
+    ]
+    assert question_names("Which numeric IDs, e.g. for a user, are free?", "en") == ["ID"]
+    assert question_names("What does `Context.invoke` return?", "en") == ["Context.invoke"]
+    # German capitalises every noun: only acronyms and names shaped as code count
+    assert question_names("Wie schalte ich die Vervollständigung in der CLI ein?", "de") == ["CLI"]
+    assert question_names("YAML の設定ファイルから読み込むには？", "ja") == ["YAML"]

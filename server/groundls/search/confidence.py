@@ -12,6 +12,8 @@ from groundls.search.query import Query
 MOST_WORDS = 0.5
 #: How far down the keyword list the first hit may be for keyword and meaning to agree.
 KEYWORD_AGREES = 10
+#: The reason of a search whose question names things the workspace never mentions.
+NAMES_NOTHING = "names nothing in this workspace"
 
 
 def confidence(

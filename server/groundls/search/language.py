@@ -32,7 +32,7 @@ from groundls.results import QuestionLanguage, SearchFilters, check_cancel
 from groundls.search import signals
 from groundls.search.fusion import CANDIDATES, DEEPER, RRF_K, RRF_K_CJK
 from groundls.search.judge import LANGUAGES, judge, plainly_japanese
-from groundls.search.query import Query, analyse, latin_names
+from groundls.search.query import Query, analyse, question_names
 from groundls.search.vectors import QueryVectors, embed_queries, vector_of
 
 #: How much each embedding space's list counts in the fusion, by the script of the question.
@@ -206,7 +206,7 @@ class LanguageStage:
         decision = LanguageDecision(
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
-            names_nothing_here=self._names_nothing_here(asked, japanese),
+            names_nothing_here=self._names_nothing_here(asked),
             japanese=japanese, translation=translation, written_japanese=written_japanese,
         )  # fmt: skip
         return decision, vectors
@@ -322,16 +322,10 @@ class LanguageStage:
             start, size = start + size, size * 2
         return nearest
 
-    def _names_nothing_here(self, asked: Query, japanese: Query | None) -> bool:
-        """Whether a question names things in Latin letters and the workspace mentions none:
-        read in Japanese (as asked, or its translation), only its names are in Latin letters."""
-        if japanese is not None:
-            text = japanese.text
-        elif asked.script == "cjk":
-            text = asked.text
-        else:
-            return False
-        names = latin_names(text)
+    def _names_nothing_here(self, asked: Query) -> bool:
+        """Whether a question names things and the workspace mentions none of them (see
+        :func:`question_names`), read as asked: a translation may spell a name another way."""
+        names = question_names(asked.text, asked.language)
         return bool(names) and not self.store.terms_present([phrase(n) for n in names])
 
     def _coverage(

@@ -130,6 +130,37 @@ def latin_names(text: str) -> list[str]:
     return sorted(list(names)[:MAX_TERMS])
 
 
+#: Names a question in Latin letters writes: an acronym (``YAML``, ``IDs`` as ``ID``), a word
+#: with a capital inside (``PostgreSQL``), a dotted or joined name (``crates.io``,
+#: ``from_pyfile``) or a quoted one (```evolve```).
+_ACRONYM = re.compile(r"\b([A-Z][A-Z0-9+#]+)s?\b")
+_INNER_CAPITAL = re.compile(r"\b[A-Za-z]*[a-z][A-Z]\w*")
+_JOINED = re.compile(r"\b[A-Za-z]\w*[._][A-Za-z]\w+(?:[._]\w+)*")
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+#: In English a capitalised word inside a sentence is a name (``Kubernetes``, ``Flatpak``); in
+#: German every noun is capitalised, so other languages' capitals say nothing.
+_CAPITALISED = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]\w*")
+
+
+def question_names(text: str, language: str) -> list[str]:
+    """The names a question writes, each once, sorted: of a Japanese (or Chinese, Korean)
+    question every word in Latin letters (:func:`latin_names`); of one in Latin letters its
+    acronyms, names with a capital inside, dotted, joined or quoted names, and in English its
+    capitalised words inside a sentence. A name cannot be translated away: a workspace that
+    writes none of a question's names does not document what it asks about."""
+    if is_cjk(text):
+        return latin_names(text)
+    text = text[:MAX_QUERY_CHARS]
+    found = [
+        *_ACRONYM.findall(text),
+        *_INNER_CAPITAL.findall(text),
+        *_JOINED.findall(text),
+        *(n.strip() for n in _BACKTICKED.findall(text)),
+        *(_CAPITALISED.findall(text) if language == "en" else ()),
+    ]
+    return sorted(list(dict.fromkeys(n for n in found if len(n) > 1))[:MAX_TERMS])
+
+
 def quoted_phrases(text: str) -> tuple[str, ...]:
     """Quoted parts of a query that hold two words or more, or a Japanese phrase (one quoted word
     is searched as a word already; stopwords inside a phrase count, since the phrase is matched

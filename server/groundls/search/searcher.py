@@ -25,7 +25,7 @@ from groundls.results import Hit, Related, SearchFilters, SearchResult
 from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.bilingual import in_two_languages
-from groundls.search.confidence import confidence, words_it_can_hold
+from groundls.search.confidence import NAMES_NOTHING, confidence, words_it_can_hold
 from groundls.search.explain import explained
 from groundls.search.fusion import (
     CANDIDATES,
@@ -258,7 +258,7 @@ class Searcher:
         coverage = decision.coverage_among([h.text for h in kept])
         if decision.names_nothing_here:
             # whatever its (rewritten) words found, it is not about this workspace
-            sure, reason, coverage = "low", "names nothing in this workspace", 0.0
+            sure, reason, coverage = "low", NAMES_NOTHING, 0.0
         for space, why in self.unavailable().items():
             if space in filled:  # it holds vectors this search went without
                 evidence.missing.setdefault(space, why)

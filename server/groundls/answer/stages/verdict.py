@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundls.search.confidence import NAMES_NOTHING
 from groundls.search.offtopic import Standing
 
 #: Of the question's words (those it could hold), the share the workspace must hold somewhere
@@ -96,7 +97,11 @@ def decide(e: Evidence) -> Verdict:
         return Verdict("not_found", "search", "nothing the search found can hold an answer", e)
     if unsure and not e.read:
         if e.coverage is not None and e.coverage < WORKSPACE_WORDS:
-            why = "most of the question's words occur nowhere in the workspace"
+            why = (
+                "the question names nothing the workspace mentions"
+                if e.reason == NAMES_NOTHING
+                else "most of the question's words occur nowhere in the workspace"
+            )
             return Verdict("not_found", "search", why, e)
         if e.standing is not None and e.standing.percentile < OFF_TOPIC:
             why = (
