@@ -496,6 +496,17 @@ def test_an_unsure_search_keeps_an_answer_whose_paragraph_the_citation_at_its_en
     assert [(c.path, c.weak) for c in ans.citations] == [("src/upload.py", False)]
 
 
+def test_an_unsure_search_whose_citations_never_name_what_the_question_names_is_not_found():
+    # the answer stands on its excerpt, but the question asks about S3, which it never names
+    said = "Uploads are retried by retry_upload up to three attempts [1]."
+    svc, workspace = service([UPLOAD, LOGDOC], FakeModel([said]))
+    workspace.confidence = "low"
+    ans = svc.ask("How are failed uploads to S3 handled?")
+    assert not ans.found and ans.citations == []
+    assert ans.verdict["evidence"]["cannot_stand"] == "unnamed"  # type: ignore[index]
+    # the same answer to a question that names nothing stands (the test above)
+
+
 class LengthCutModel(FakeModel):
     """Writes its pieces and then stops at the length limit."""
 

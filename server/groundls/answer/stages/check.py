@@ -17,7 +17,10 @@ from groundls.answer.stages.write import Written
 from groundls.answer.text import citations as cit
 from groundls.answer.text import grounding, hygiene, language_checks, output, passes, wording
 from groundls.answer.text.wording import say
+from groundls.chunkers.textrules import question_language
+from groundls.index.storage.terms import index_terms
 from groundls.results import Citation, Hit
+from groundls.search.query import question_names
 
 log = logging.getLogger("groundls.answer")
 
@@ -110,12 +113,27 @@ def check(
         answer_text = not_said(excerpts, language)
         repairs["unsupported"] = 1
     checked = Checked(answer_text, found, citations, dropped, repairs)
-    checked.fallback = _cannot_stand(checked, question, language, excerpts, cut=written.cut)
+    checked.fallback = _cannot_stand(
+        checked, question, language, excerpts, cut=written.cut, unsure=bool(hedge)
+    )
     if not checked.fallback and found and hedge and not hygiene.says_hedge(answer_text):
         checked.text = hedge + answer_text.lstrip()
     if checked.fallback:
         repairs[checked.fallback] = 1
     return checked
+
+
+def names_unseen(question: str, cited: list[Excerpt]) -> bool:
+    """Whether the question names things (:func:`question_names`) and none of the ``cited``
+    excerpts mentions one of them, in its path, title or text."""
+    names = question_names(question, question_language(question))
+    if not names or not cited:
+        return False
+    for e in cited:
+        words = set(index_terms(f"{e.hit.path} {e.hit.title} {e.hit.reading}").split())
+        if any(set(index_terms(name).split()) <= words for name in names):
+            return False
+    return True
 
 
 def _judged(
@@ -140,13 +158,24 @@ def _judged(
 
 
 def _cannot_stand(
-    checked: Checked, question: str, language: str, excerpts: list[Excerpt], *, cut: bool
+    checked: Checked,
+    question: str,
+    language: str,
+    excerpts: list[Excerpt],
+    *,
+    cut: bool,
+    unsure: bool,
 ) -> str:
-    """Why a found answer's text cannot stand ("" when it can): it restates the question or
-    talks about the excerpts ("content_free"), or it is not in the reader's language (a
-    Japanese sentence, then English paragraphs pasted from the excerpts; "other_language")."""
+    """Why a found answer's text cannot stand ("" when it can): over an ``unsure`` search, what
+    it cites never names what the question names ("unnamed": an HTML template answered from a
+    progress bar's code); it restates the question or talks about the excerpts
+    ("content_free"); or it is not in the reader's language (a Japanese sentence, then English
+    paragraphs pasted from the excerpts; "other_language")."""
     if not checked.found:
         return ""
+    by_n = {e.n: e for e in excerpts}
+    if unsure and names_unseen(question, [by_n[c.n] for c in checked.citations if c.n in by_n]):
+        return "unnamed"
     if not cut and grounding.says_nothing(
         checked.text,
         [question],

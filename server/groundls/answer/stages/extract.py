@@ -26,6 +26,7 @@ NOTICES = {
     "content_free": "the model's answer only restated the question or described the excerpts",
     "other_language": "the model's answer was not in the reader's language",
     "uncited": "the answer was cut before it cited anything",
+    "unnamed": "what the answer cites never names what the question asks about",
 }
 
 

@@ -51,7 +51,7 @@ class Evidence:
     #: what reading gave: "" (not yet read), "found", "not_found" (the model said so)
     read: str = ""
     #: why the written answer cannot stand (a ``Fallback`` kind: "failed", "missing",
-    #: "uncited", "content_free", "other_language"), "" when it can
+    #: "uncited", "unnamed", "content_free", "other_language"), "" when it can
     cannot_stand: str = ""
     #: that reason in words, for the notice
     why: str = ""
