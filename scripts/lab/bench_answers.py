@@ -264,6 +264,7 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         # a "not found" whose places to look hold an expected location points the reader there
         "pointed": not ans.found and any(overlaps(p, q["expected"]) for p in places(ans.answer)),
         "decided_by": ans.verdict.get("decided_by", ""),
+        "cannot_stand": ans.verdict.get("evidence", {}).get("cannot_stand", ""),  # type: ignore[union-attr]
     }
 
 

@@ -24,9 +24,10 @@ def test_a_sure_search_is_read_whatever_its_standing():
     assert decide(Evidence("medium", model=False)).outcome == "key_lines"
 
 
-def test_an_answer_that_cannot_stand_is_not_found_over_an_unsure_search_and_key_lines_else():
+def test_an_answer_that_cannot_stand_is_key_lines_only_over_a_sure_search():
     after = Evidence("low", coverage=1.0, standing=NEAR, read="found", cannot_stand="uncited")
     assert (decide(after).outcome, decide(after).decided_by) == ("not_found", "check")
+    assert decide(replace(after, confidence="medium")).outcome == "not_found"
     assert decide(replace(after, confidence="high")).outcome == "key_lines"
     assert decide(replace(after, cannot_stand="")).outcome == "answer"
     assert decide(replace(after, read="not_found", cannot_stand="")).decided_by == "model"

@@ -11,8 +11,8 @@ what the reader gets:
 - ``answer``: the model's answer stands;
 - ``not_found``: "not found", with the places to look (never their key lines over an unsure
   search: they would read as an answer the workspace was not shown to hold);
-- ``key_lines``: the excerpts' key lines, labelled as not an answer, over a sure search whose
-  answer could not be written (no model, or one that could not be used or said nothing usable).
+- ``key_lines``: the excerpts' key lines, labelled as not an answer, over a sure ("high")
+  search whose answer could not be written (no model, or one that could not be used or said nothing usable).
 
 ``ask --json`` and ``--explain`` show the verdict and the evidence that decided it.
 """
@@ -118,8 +118,10 @@ def decide(e: Evidence) -> Verdict:
     if e.read == "not_found":
         return Verdict("not_found", "model", "the model found no answer in the excerpts", e)
     if e.cannot_stand:
-        if unsure:
-            why = f"the search was unsure ({e.reason or 'low confidence'}) and {e.why}"
+        # key lines read as an answer: only where the search is sure of its first place
+        if e.confidence != "high":
+            sure = "unsure" if unsure else "not sure of its first place"
+            why = f"the search was {sure} ({e.reason or e.confidence + ' confidence'}) and {e.why}"
             return Verdict("not_found", "check", why, e)
         return Verdict("key_lines", "check", e.why, e)
     return Verdict("answer", "model", "the model's answer stands on its excerpts", e)
