@@ -606,6 +606,8 @@ def test_a_japanese_question_naming_only_absent_things_is_not_about_the_workspac
     # one of the names it writes in Latin letters is here: judged as before
     present = workspace.search("OAuth2 と upload のログレベルはどこで変更しますか")
     assert present and present.reason != "names nothing in this workspace"
+    # ... but the one it lacks is named: the search is unsure, and says which
+    assert present.confidence == "low" and present.reason.endswith("OAuth2")
 
 
 def test_an_english_question_naming_only_absent_things_is_not_about_the_workspace(

@@ -92,8 +92,13 @@ SETS = {
         "installation_guide_ja",
     ),
     "debmake-ja-en": (str(OWN / "queries_debmake_doc_ja_en.jsonl"), "debmake_doc_ja"),
+    # near misses (44th), in English and Japanese: what another tool does, in the library's
+    # own words (a command as a daemon, a session's rate limit); click's for development,
+    # requests' held out
+    "click-near": (str(OWN / "queries_click_nearmiss.jsonl"), "click"),
+    "requests-near": (str(OWN / "queries_requests_nearmiss.jsonl"), "requests_src"),
 }
-HELD_OUT = ("devref-ja", "requests-qa", "installguide-ja-en", "debmake-ja-en")
+HELD_OUT = ("devref-ja", "requests-qa", "installguide-ja-en", "debmake-ja-en", "requests-near")
 PASTED = 0.6
 _LABEL = re.compile(r"[\w./-]+\.\w+:\d+-\d+")
 

@@ -44,3 +44,11 @@ def test_a_search_whose_hits_can_hold_no_answer_is_not_found_whatever_its_confid
     # every hit a lock file, a picture, a build file or data (retrieve.carries_answer)
     verdict = decide(Evidence("high", places=0, coverage=1.0, standing=NEAR))
     assert (verdict.outcome, verdict.decided_by) == ("not_found", "search")
+
+
+def test_a_question_naming_something_the_workspace_never_mentions_is_not_found_at_once():
+    from groundls.search.confidence import NAMES_ABSENT
+
+    verdict = decide(Evidence("low", f"{NAMES_ABSENT} QUIC", coverage=1.0, standing=NEAR))
+    assert (verdict.outcome, verdict.decided_by) == ("not_found", "search")
+    assert verdict.why == "the workspace never mentions QUIC"

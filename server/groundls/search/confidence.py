@@ -14,6 +14,8 @@ MOST_WORDS = 0.5
 KEYWORD_AGREES = 10
 #: The reason of a search whose question names things the workspace never mentions.
 NAMES_NOTHING = "names nothing in this workspace"
+#: The reason's start of a search whose question names something the workspace never mentions.
+NAMES_ABSENT = "names what the workspace never mentions:"
 
 
 def confidence(

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from groundls.chunkers.textrules import head_within, is_cjk
+from groundls.chunkers.textrules import head_within, is_cjk, split_identifier
 from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
 from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
@@ -86,6 +86,8 @@ class LanguageDecision:
     coverage_needs_english_hits: bool = False
     #: it names things in Latin letters and the workspace mentions none of them
     names_nothing_here: bool = False
+    #: the names it writes that the workspace never mentions (all of them: ``names_nothing_here``)
+    absent_names: tuple[str, ...] = ()
     #: a question not in Japanese, translated into Japanese and searched beside it (None: not
     #: written, or dropped by the judge)
     japanese: Query | None = None
@@ -203,10 +205,11 @@ class LanguageStage:
         rewrite = _rewrite_said(rewrites, plainly, english, unlikely)
         if unlikely == "en":
             english = unlikely = None  # the answer reads Japanese: its own words alone
+        named, absent = self._absent_names(asked)
         decision = LanguageDecision(
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
-            names_nothing_here=self._names_nothing_here(asked),
+            names_nothing_here=bool(named) and len(absent) == len(named), absent_names=absent,
             japanese=japanese, translation=translation, written_japanese=written_japanese,
         )  # fmt: skip
         return decision, vectors
@@ -322,11 +325,17 @@ class LanguageStage:
             start, size = start + size, size * 2
         return nearest
 
-    def _names_nothing_here(self, asked: Query) -> bool:
-        """Whether a question names things and the workspace mentions none of them (see
-        :func:`question_names`), read as asked: a translation may spell a name another way."""
+    def _absent_names(self, asked: Query) -> tuple[list[str], tuple[str, ...]]:
+        """The names a question writes (see :func:`question_names`) and those of them the
+        workspace never mentions; read as asked: a translation may spell a name another way."""
         names = question_names(asked.text, asked.language)
-        return bool(names) and not self.store.terms_present([phrase(n) for n in names])
+        return names, tuple(n for n in names if not self._mentions(n))
+
+    def _mentions(self, name: str) -> bool:
+        """Whether the workspace writes ``name``, joined or apart (``macOS`` as ``Mac OS``)."""
+        apart = " ".join(split_identifier(name))
+        forms = dict.fromkeys([phrase(name), phrase(apart)])
+        return any(self.store.terms_present([form]) for form in forms)
 
     def _coverage(
         self, asked: Query, english: Query | None, filled: set[str]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundls.search.confidence import NAMES_NOTHING
+from groundls.search.confidence import NAMES_ABSENT, NAMES_NOTHING
 from groundls.search.offtopic import Standing
 
 #: Of the question's words (those it could hold), the share the workspace must hold somewhere
@@ -96,6 +96,9 @@ def decide(e: Evidence) -> Verdict:
     if not e.places:
         return Verdict("not_found", "search", "nothing the search found can hold an answer", e)
     if unsure and not e.read:
+        if e.reason.startswith(NAMES_ABSENT):
+            names = e.reason.removeprefix(NAMES_ABSENT).strip()
+            return Verdict("not_found", "search", f"the workspace never mentions {names}", e)
         if e.coverage is not None and e.coverage < WORKSPACE_WORDS:
             why = (
                 "the question names nothing the workspace mentions"
