@@ -3,6 +3,8 @@ and corpus."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from groundls.chunkers.textrules import has_hiragana, is_cjk
 from groundls.index.storage.terms import index_terms
 from groundls.results import Hit
@@ -51,6 +53,17 @@ def confidence(
     if agree or coverage >= MOST_WORDS:
         return "medium", "keyword and meaning agree" if agree else "holds most query words"
     return "low", "nearest match only"
+
+
+def named_elsewhere(
+    absent: Sequence[str], coverage: float | None, *, everything: bool
+) -> tuple[str, str, float | None]:
+    """The confidence, reason and coverage of a search whose question names ``absent`` things
+    the workspace never mentions (``everything``: all it names). A name cannot be put another
+    way: whatever its other words found, what it names is not documented here."""
+    if everything:
+        return "low", NAMES_NOTHING, 0.0
+    return "low", f"{NAMES_ABSENT} {', '.join(absent)}", coverage
 
 
 def words_it_can_hold(hit: Hit, q: Query, asked: Query, japanese: Query | None = None) -> set[str]:

@@ -25,12 +25,7 @@ from groundls.results import Hit, Related, SearchFilters, SearchResult
 from groundls.search import related as related_chunks
 from groundls.search import signals
 from groundls.search.bilingual import in_two_languages
-from groundls.search.confidence import (
-    NAMES_ABSENT,
-    NAMES_NOTHING,
-    confidence,
-    words_it_can_hold,
-)
+from groundls.search.confidence import confidence, named_elsewhere, words_it_can_hold
 from groundls.search.explain import explained
 from groundls.search.fusion import (
     CANDIDATES,
@@ -261,12 +256,10 @@ class Searcher:
             q, top, hits, ranking.symbols, evidence.keyword_ids, evidence.tops, words, rarity
         )
         coverage = decision.coverage_among([h.text for h in kept])
-        if decision.names_nothing_here:
-            # whatever its (rewritten) words found, it is not about this workspace
-            sure, reason, coverage = "low", NAMES_NOTHING, 0.0
-        elif decision.absent_names:
-            # a name cannot be put another way: what it names is not documented here
-            sure, reason = "low", f"{NAMES_ABSENT} {', '.join(decision.absent_names)}"
+        if decision.absent_names:
+            sure, reason, coverage = named_elsewhere(
+                decision.absent_names, coverage, everything=decision.names_nothing_here
+            )
         for space, why in self.unavailable().items():
             if space in filled:  # it holds vectors this search went without
                 evidence.missing.setdefault(space, why)
