@@ -1054,3 +1054,16 @@ def test_an_unsure_search_for_a_question_that_stands_among_off_topic_ones_is_not
     ans = svc.ask("How many times does upload retry?")
     assert ans.found and model.calls == 1
     assert ans.verdict["outcome"] == "answer" and ans.verdict["decided_by"] == "model"
+
+
+def test_an_excerpt_names_what_the_question_names_joined_or_apart():
+    from groundls.answer.stages.check import names_unseen
+    from groundls.answer.stages.prompt import Excerpt
+
+    def excerpt(text: str) -> Excerpt:
+        return Excerpt(1, Hit("a" * 16, "src/dirs.py", 1, 3, "code", "python", "function",
+                              "get_app_dir", (), text), text)  # fmt: skip
+
+    question = "Where is the settings folder chosen on macOS?"
+    assert not names_unseen(question, [excerpt("Mac OS X: ~/Library/Application Support")])
+    assert names_unseen(question, [excerpt("Windows: %APPDATA%")])

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from groundls.chunkers.textrules import head_within, is_cjk, split_identifier
+from groundls.chunkers.textrules import head_within, is_cjk
 from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
 from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
@@ -32,7 +32,7 @@ from groundls.results import QuestionLanguage, SearchFilters, check_cancel
 from groundls.search import signals
 from groundls.search.fusion import CANDIDATES, DEEPER, RRF_K, RRF_K_CJK
 from groundls.search.judge import LANGUAGES, judge, plainly_japanese
-from groundls.search.query import Query, analyse, question_names
+from groundls.search.query import Query, analyse, name_forms, question_names
 from groundls.search.vectors import QueryVectors, embed_queries, vector_of
 
 #: How much each embedding space's list counts in the fusion, by the script of the question.
@@ -333,9 +333,7 @@ class LanguageStage:
 
     def _mentions(self, name: str) -> bool:
         """Whether the workspace writes ``name``, joined or apart (``macOS`` as ``Mac OS``)."""
-        apart = " ".join(split_identifier(name))
-        forms = dict.fromkeys([phrase(name), phrase(apart)])
-        return any(self.store.terms_present([form]) for form in forms)
+        return any(self.store.terms_present([phrase(form)]) for form in name_forms(name))
 
     def _coverage(
         self, asked: Query, english: Query | None, filled: set[str]

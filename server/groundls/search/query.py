@@ -161,6 +161,11 @@ def question_names(text: str, language: str) -> list[str]:
     return sorted(list(dict.fromkeys(n for n in found if len(n) > 1))[:MAX_TERMS])
 
 
+def name_forms(name: str) -> list[str]:
+    """The ways a text may write ``name``: joined, as asked, or apart (``macOS``, ``mac OS``)."""
+    return list(dict.fromkeys([name, " ".join(split_identifier(name))]))
+
+
 def quoted_phrases(text: str) -> tuple[str, ...]:
     """Quoted parts of a query that hold two words or more, or a Japanese phrase (one quoted word
     is searched as a word already; stopwords inside a phrase count, since the phrase is matched

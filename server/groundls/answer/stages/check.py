@@ -20,7 +20,7 @@ from groundls.answer.text.wording import say
 from groundls.chunkers.textrules import question_language
 from groundls.index.storage.terms import index_terms
 from groundls.results import Citation, Hit
-from groundls.search.query import question_names
+from groundls.search.query import name_forms, question_names
 
 log = logging.getLogger("groundls.answer")
 
@@ -125,13 +125,15 @@ def check(
 
 def names_unseen(question: str, cited: list[Excerpt]) -> bool:
     """Whether the question names things (:func:`question_names`) and none of the ``cited``
-    excerpts mentions one of them, in its path, title or text."""
+    excerpts mentions one of them, joined or apart (:func:`name_forms`), in its path, title or
+    text."""
     names = question_names(question, question_language(question))
     if not names or not cited:
         return False
+    forms = [set(index_terms(form).split()) for name in names for form in name_forms(name)]
     for e in cited:
         words = set(index_terms(f"{e.hit.path} {e.hit.title} {e.hit.reading}").split())
-        if any(set(index_terms(name).split()) <= words for name in names):
+        if any(form <= words for form in forms):
             return False
     return True
 
