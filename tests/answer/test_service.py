@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from groundls.chunkers.textrules import estimate_llm_tokens
@@ -590,6 +591,18 @@ def test_an_answer_resting_only_on_invented_specifics_is_not_found_with_places_t
     ans = svc.ask("where do we retry failed uploads?")
     assert not ans.found and ans.citations == []
     assert "does not say" in ans.answer and "src/upload.py:10-16" in ans.answer
+
+
+def test_not_found_after_two_excerpts_still_names_the_searchs_next_place_to_look():
+    # three long hits; the prompt's budget fits two excerpts, the model's answer cannot stand
+    hits = [
+        replace(UPLOAD, chunk_id=c * 16, path=f"src/{c}.py", text=UPLOAD.text * 30) for c in "bcd"
+    ]
+    said = "Set `UPLOAD_RETRIES=5` in `settings/prod.yaml` [1]."
+    svc, _ = service(hits, FakeModel([said]), context_tokens=200, first_token_s=0)
+    ans = svc.ask("where do we retry failed uploads?")
+    assert not ans.found and [s.n for s in ans.sources] == [1, 2]
+    assert ans.answer.endswith("src/b.py:10-16, src/c.py:10-16, src/d.py:10-16.")
 
 
 def test_each_citation_carries_the_lines_that_support_it():

@@ -289,7 +289,7 @@ class AnswerService:
         evidence = replace(got.evidence, read="found", cannot_stand=fallback.kind, why=why)
         verdict = decide(evidence)
         if verdict.outcome == "not_found":
-            places = [e.hit for e in excerpts]
+            places = [*(e.hit for e in excerpts), *got.hits]
             ans = unsure(got.found, places, got.language, verdict.why, got.timing, t0)
             if on_token is not None:
                 on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
@@ -349,7 +349,14 @@ class AnswerService:
         )
         timed(timing, written.stats)
         checked = check(
-            written, got.question, got.language, excerpts, style=self.style, hedge=hedge, show=show
+            written,
+            got.question,
+            got.language,
+            excerpts,
+            style=self.style,
+            hedge=hedge,
+            show=show,
+            after=got.hits,
         )
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)

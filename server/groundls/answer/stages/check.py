@@ -9,7 +9,7 @@ the reader's language falls back to the excerpts' key lines (the service writes 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from groundls.answer.stages.prompt import Excerpt
@@ -38,15 +38,21 @@ def citation_of(
     )
 
 
-def places_to_look(hits: list[Hit], language: str) -> str:
-    """Where to look when the answer is not found: the best few hits' places."""
-    places = ", ".join(h.where for h in hits[:PLACES])
+def places_to_look(hits: Sequence[Hit], language: str, after: Sequence[Hit] = ()) -> str:
+    """Where to look when the answer is not found: the first ``PLACES`` places of ``hits`` and
+    then of ``after``, each once. A "not found" after the model read its excerpts names them
+    first (an excerpt is only part of its chunk) and then the search's next places: a question
+    whose excerpts fitted only two still gets three places to look."""
+    first = dict.fromkeys(h.where for h in [*hits, *after])
+    places = ", ".join(list(first)[:PLACES])
     return say(wording.LOOK, language).format(places=places) if places else ""
 
 
-def not_said(excerpts: list[Excerpt], language: str) -> str:
-    """The answer "not found" after the model (``wording.NOT_SAID``), with the excerpts' places."""
-    return say(wording.NOT_SAID, language) + places_to_look([e.hit for e in excerpts], language)
+def not_said(excerpts: list[Excerpt], language: str, after: Sequence[Hit] = ()) -> str:
+    """The answer "not found" after the model (``wording.NOT_SAID``), with the excerpts' places
+    and then the search's next ones (``after``)."""
+    read = [e.hit for e in excerpts]
+    return say(wording.NOT_SAID, language) + places_to_look(read, language, after)
 
 
 @dataclass
@@ -73,10 +79,12 @@ def check(
     style: str,
     hedge: str,
     show: Callable[[str], None],
+    after: Sequence[Hit] = (),
 ) -> Checked:
     """``written`` held to ``excerpts``: repaired, its citations mapped and judged. ``hedge``
     begins an answer that was found over an unsure search; ``show`` streams what a repair pass
-    adds (a code block an answer announced)."""
+    adds (a code block an answer announced); ``after``: the search's hits, for the places to
+    look beyond the excerpts."""
     parsed = output.parse_output(written.raw, style)
     if style == "json" and not parsed.answer and "".join(written.shown):
         parsed.answer = "".join(written.shown).strip()
@@ -101,7 +109,7 @@ def check(
     found = parsed.found and bool(answer_text.strip())
     if grounded_away and parsed.found:
         # everything it said rested on something the excerpts do not hold
-        answer_text = not_said(excerpts, language)
+        answer_text = not_said(excerpts, language, after)
         repairs["grounded_away"] = 1
 
     citations = _judged(draft, numbers, answer_text, sentences, by_n) if found else []
@@ -110,7 +118,7 @@ def check(
         # says: the model answered from outside the excerpts, so the workspace does not say
         # (seed 000 rule 1)
         found, citations = False, []
-        answer_text = not_said(excerpts, language)
+        answer_text = not_said(excerpts, language, after)
         repairs["unsupported"] = 1
     checked = Checked(answer_text, found, citations, dropped, repairs)
     checked.fallback = _cannot_stand(
