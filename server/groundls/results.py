@@ -226,6 +226,8 @@ class SearchResult(Sequence[Hit]):
     explanations: tuple[Explanation, ...] = ()
     #: what the search decided about the question's language (asked for with ``explain``)
     language: QuestionLanguage | None = None
+    #: the names the question writes that the workspace never mentions (``question_names``)
+    absent_names: tuple[str, ...] = ()
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
         return self.hits[index]

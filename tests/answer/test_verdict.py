@@ -47,8 +47,7 @@ def test_a_search_whose_hits_can_hold_no_answer_is_not_found_whatever_its_confid
 
 
 def test_a_question_naming_something_the_workspace_never_mentions_is_not_found_at_once():
-    from groundls.search.confidence import NAMES_ABSENT
-
-    verdict = decide(Evidence("low", f"{NAMES_ABSENT} QUIC", coverage=1.0, standing=NEAR))
+    evidence = Evidence("low", "names what the workspace never mentions: QUIC", coverage=1.0)
+    verdict = decide(replace(evidence, standing=NEAR, absent_names=("QUIC",)))
     assert (verdict.outcome, verdict.decided_by) == ("not_found", "search")
     assert verdict.why == "the workspace never mentions QUIC"

@@ -185,6 +185,7 @@ class AnswerService:
             len(hits),
             found.coverage,
             standing,
+            found.absent_names,
             model=self.slot.get() is not None,
             why=self.slot.note,
         )

@@ -283,6 +283,7 @@ class Searcher:
             if explain
             else (),
             decision.note() if explain else None,
+            decision.absent_names,
         )
 
     def _filled_spaces(self) -> list[str]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundls.search.confidence import NAMES_ABSENT, NAMES_NOTHING
 from groundls.search.offtopic import Standing
 
 #: Of the question's words (those it could hold), the share the workspace must hold somewhere
@@ -46,6 +45,8 @@ class Evidence:
     coverage: float | None = None
     #: where the question stands among the off-topic pool's (None: not measured)
     standing: Standing | None = None
+    #: the names the question writes that the workspace never mentions
+    absent_names: tuple[str, ...] = ()
     #: whether a model can read the excerpts
     model: bool = True
     #: what reading gave: "" (not yet read), "found", "not_found" (the model said so)
@@ -61,6 +62,8 @@ class Evidence:
         out["places"] = self.places
         if self.coverage is not None:
             out["coverage"] = round(self.coverage, 3)
+        if self.absent_names:
+            out["absent_names"] = list(self.absent_names)
         if self.standing is not None:
             out["standing"] = self.standing.as_dict()
         if self.read:
@@ -96,15 +99,11 @@ def decide(e: Evidence) -> Verdict:
     if not e.places:
         return Verdict("not_found", "search", "nothing the search found can hold an answer", e)
     if unsure and not e.read:
-        if e.reason.startswith(NAMES_ABSENT):
-            names = e.reason.removeprefix(NAMES_ABSENT).strip()
+        if e.absent_names:
+            names = ", ".join(e.absent_names)
             return Verdict("not_found", "search", f"the workspace never mentions {names}", e)
         if e.coverage is not None and e.coverage < WORKSPACE_WORDS:
-            why = (
-                "the question names nothing the workspace mentions"
-                if e.reason == NAMES_NOTHING
-                else "most of the question's words occur nowhere in the workspace"
-            )
+            why = "most of the question's words occur nowhere in the workspace"
             return Verdict("not_found", "search", why, e)
         if e.standing is not None and e.standing.percentile < OFF_TOPIC:
             why = (
