@@ -27,12 +27,12 @@ from groundls.config import SearchConfig
 from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
 from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.storage.store import Store
-from groundls.index.storage.terms import index_terms, match_expression
 from groundls.results import QuestionLanguage, SearchFilters, check_cancel
 from groundls.search import signals
 from groundls.search.fusion import CANDIDATES, DEEPER, RRF_K, RRF_K_CJK
 from groundls.search.judge import LANGUAGES, judge, plainly_japanese
-from groundls.search.query import Query, analyse, name_forms, question_names
+from groundls.search.names import absent_names, phrase
+from groundls.search.query import Query, analyse
 from groundls.search.vectors import QueryVectors, embed_queries, vector_of
 
 #: How much each embedding space's list counts in the fusion, by the script of the question.
@@ -205,7 +205,7 @@ class LanguageStage:
         rewrite = _rewrite_said(rewrites, plainly, english, unlikely)
         if unlikely == "en":
             english = unlikely = None  # the answer reads Japanese: its own words alone
-        named, absent = self._absent_names(asked)
+        named, absent = absent_names(self.store, asked)
         decision = LanguageDecision(
             asked, spaces, english, rewrite, unlikely, own, theirs,
             *self._coverage(asked, english, filled),
@@ -325,16 +325,6 @@ class LanguageStage:
             start, size = start + size, size * 2
         return nearest
 
-    def _absent_names(self, asked: Query) -> tuple[list[str], tuple[str, ...]]:
-        """The names a question writes (see :func:`question_names`) and those of them the
-        workspace never mentions; read as asked: a translation may spell a name another way."""
-        names = question_names(asked.text, asked.language)
-        return names, tuple(n for n in names if not self._mentions(n))
-
-    def _mentions(self, name: str) -> bool:
-        """Whether the workspace writes ``name``, joined or apart (``macOS`` as ``Mac OS``)."""
-        return any(self.store.terms_present([phrase(form)]) for form in name_forms(name))
-
     def _coverage(
         self, asked: Query, english: Query | None, filled: set[str]
     ) -> tuple[float | None, bool]:
@@ -360,12 +350,6 @@ class LanguageStage:
             return None, False
         present = self.store.terms_present([phrase(w) for w in words])
         return present / len(words), needs_english_hits
-
-
-def phrase(word: str) -> str:
-    """An FTS5 phrase matching ``word`` as the index stores it (a katakana word as its run of
-    bigrams, in order)."""
-    return match_expression([index_terms(word)])
 
 
 def _rewrite_said(
