@@ -42,6 +42,18 @@ def test_a_name_written_right_before_japanese_text_is_read_without_it():
     assert named == {"docs/documentation.rst", "documentation.rst", "--verbose"}
 
 
+def test_an_acronym_no_excerpt_names_is_unsupported_in_any_language():
+    guide = Evidence(["Debian は 1993 年に始まりました。ロゴは Debian のロゴ使用許諾に従います。"])
+    said = "You may print the logo under the Debian Free Software License (DFSL) [1]."
+    assert drop_unsupported(said, guide) == ("", ["DFSL"])
+    # one the excerpts write (in a Japanese sentence) stands
+    manual = Evidence(
+        ["UEFI のセキュアブートが有効な PC では、署名されたブートローダーだけが動きます。"]
+    )
+    said = "With UEFI Secure Boot on, only signed boot loaders start [1]."
+    assert drop_unsupported(said, manual) == (said, [])
+
+
 def test_japanese_prose_between_two_code_spans_is_not_a_specific():
     named, _ = specifics("`python -m click` でモジュールとして実行した場合、`__main__ が呼ばれます")
     assert named == {"python -m click"}

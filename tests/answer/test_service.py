@@ -528,7 +528,7 @@ def test_an_unsupported_answer_that_was_cut_is_not_found_without_a_cut_note():
 
 
 def test_a_sure_search_keeps_the_models_answer_even_with_weak_citations():
-    said = "The parental leave policy for employees is in the handbook that HR mails yearly with each path [1]."
+    said = "The parental leave policy for employees is in the handbook mailed yearly with each path [1]."
     svc, workspace = service([UPLOAD], FakeModel([said]))
     ans = svc.ask("What is the parental leave policy for employees?")
     assert ans.found and [c.weak for c in ans.citations] == [True]

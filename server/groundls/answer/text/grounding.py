@@ -1,7 +1,8 @@
 """Two checks on a written answer that hold for any workspace, with no list of phrases:
 
-* **Grounded specifics.** Identifiers, commands, option flags, paths, package names, numbers and
-  quoted strings are what a reader copies and acts on, and what a small model invents. Each one
+* **Grounded specifics.** Identifiers, commands, option flags, paths, package names, acronyms,
+  numbers and quoted strings are what a reader copies and acts on, and what a small model
+  invents (a licence "DFSL" no excerpt names). Each one
   an answer states must occur in the excerpts it was given (or in the question). A sentence that
   rests on one that does not is dropped (:func:`drop_unsupported`); an answer left with nothing
   becomes "not found".
@@ -76,6 +77,8 @@ _PACKAGE = re.compile(
     r"\b(?:pip3?|apt(?:-get)?|npm|yarn|pnpm|cargo|gem|brew|go)\s+(?:install|add|get)\s+([\w.@/=<>~-]+)",
     re.ASCII,
 )
+#: An acronym (``GPL``, ``UEFI``): written the same in an English answer and a Japanese manual.
+_ACRONYM = re.compile(r"(?<![\w./-])[A-Z][A-Z0-9]+(?![\w])", re.ASCII)
 _NAME_PART = re.compile(r"[a-z_][a-z0-9_]*")
 _DOTTED = re.compile(r"[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?(?![A-Za-z0-9_.])")
@@ -128,8 +131,8 @@ def numbers_in(text: str) -> set[str]:
 
 
 def specifics(sentence: str) -> tuple[set[str], set[str]]:
-    """(the names, commands, flags, paths, packages and quoted strings, the numbers) a sentence
-    states; citation markers and list numbering are not specifics."""
+    """(the names, commands, flags, paths, packages, acronyms and quoted strings, the numbers) a
+    sentence states; citation markers and list numbering are not specifics."""
     text = _LIST_HEAD.sub("", MARKER.sub(" ", sentence))
     named: set[str] = set()
     for match in _BACKTICK.finditer(text):
@@ -138,7 +141,7 @@ def specifics(sentence: str) -> tuple[set[str], set[str]]:
     for match in _QUOTED.finditer(text):
         named.add(next(g for g in match.groups() if g).strip())
     bare = _BACKTICK.sub(" ", text)
-    for pattern in (_FLAG, _PATH, _IDENTIFIER):
+    for pattern in (_FLAG, _PATH, _IDENTIFIER, _ACRONYM):
         named |= {m.group(0) for m in pattern.finditer(bare)}
     named |= {m.group(1) for m in _PACKAGE.finditer(text)}
     numbers = {n for n in numbers_in(bare) if n not in ("0", "1")}
