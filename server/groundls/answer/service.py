@@ -22,7 +22,7 @@ from groundls.answer.stages.prompt import (
     detect_language,
     fit_excerpts,
 )
-from groundls.answer.stages.record import history_record
+from groundls.answer.stages.record import earlier_turn, history_record, record
 from groundls.answer.stages.retrieve import (
     FIRST_CONTEXT_TOKENS,
     MIN_CONTEXT_TOKENS,
@@ -49,7 +49,6 @@ from groundls.config import FULL_TOKENS_FACTOR, AnswerConfig
 from groundls.cpu import METER
 from groundls.results import (
     Answer,
-    AnswerError,
     Citation,
     SearchFilters,
     SearchResult,
@@ -156,7 +155,8 @@ class AnswerService:
         if not ans.verdict:  # the model's own: its answer stood, or it found none
             read = "found" if ans.found else "not_found"
             ans.verdict = decide(replace(got.evidence, read=read)).as_dict()
-        self._record(asked.question, ans, thread, got.searched)
+        if self.history_enabled:
+            record(self.workspace, history_record(asked.question, ans, thread, got.searched), ans)
         return ans
 
     def _retrieve(self, asked: Asked, cancel: threading.Event | None, t0: float) -> Retrieved:
@@ -166,7 +166,7 @@ class AnswerService:
         among the off-topic questions this workspace cannot answer (no model call)."""
         METER.mark()  # what the CPU does while the question is searched sets its threads
         language = detect_language(asked.question)
-        earlier = self._earlier_turn(asked.thread)
+        earlier = earlier_turn(self.workspace, asked.thread)
         loading = self._load_early()
         question = searched = asked.question
         if earlier is not None:
@@ -369,29 +369,6 @@ class AnswerService:
         return settled(
             self.config, model, written, checked, got.language, timing, t0, started, chosen
         )
-
-    def _earlier_turn(self, thread: int | None) -> followup.Turn | None:
-        """The last turn of a history thread, or None for a new question."""
-        if thread is None:
-            return None
-        turns = self.workspace.history_thread(thread)
-        if not turns:
-            raise AnswerError(f"no thread {thread} in this workspace's history")
-        last = turns[-1]
-        return followup.Turn(last["question"], last["answer"])
-
-    def _record(
-        self, question: str, ans: Answer, thread: int | None = None, searched: str = ""
-    ) -> None:
-        """Keep the answer in the history (``ans.thread`` then names its thread)."""
-        if not self.history_enabled:
-            return
-        record = history_record(question, ans, thread, searched)
-        try:
-            record_id = self.workspace.add_history(record)
-            ans.thread = thread if thread is not None else record_id
-        except Exception as exc:  # history is a convenience; never fail an answer over it
-            log.warning("could not store the answer in history: %s", exc)
 
     def close(self) -> None:
         self.slot.close()
