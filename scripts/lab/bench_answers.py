@@ -309,6 +309,8 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         queries = answerable + [q for q in queries if not q["expected"]]
     workspace = open_workspace(name, args)
     try:
+        if not args.no_votes:
+            take_pool_votes(name, workspace, queries)
         for q in queries:
             row = {"set": name, **ask_one(workspace, q)}
             rows.append(row)
@@ -329,6 +331,24 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         workspace.close()
     if args.new_process:
         rows.extend(measure_new_process(name, args, queries, args.new_process))
+
+
+def take_pool_votes(name: str, workspace: Any, queries: list[dict[str, Any]]) -> None:
+    """The off-topic pool's votes in each language the set asks in, before its questions (a
+    user's editor takes them in the background after the first answer; kept in the cache)."""
+    from groundls.answer.stages.prompt import detect_language
+
+    answers = workspace.answers
+    model = answers.slot.get()
+    if model is None:
+        return
+    for language in sorted({detect_language(q["query"]) for q in queries}):
+        if answers.votes.taken(model.name, language):
+            continue
+        t0 = time.perf_counter()
+        n = answers.votes.calibrate(model.name, language, lambda q: answers.pool_vote(model, q))
+        took = time.perf_counter() - t0
+        print(f"[{name}] pool votes ({language}): {n} in {took:.0f} s", file=sys.stderr)
 
 
 def measure_new_process(
@@ -550,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
         "(a Japanese question's rewrite comes from the user cache if a run left it there)",
     )
     ap.add_argument("--index-root", default="/tmp/groundls-bench-index")
+    ap.add_argument("--no-votes", action="store_true", help="without the model's pool votes")
     ap.add_argument("--out", default="")
     ap.add_argument(
         "--prefill", action="store_true", help="only measure prompt reading by batch size"

@@ -50,6 +50,9 @@ class AnswerConfig:
     #: Each answer's model threads follow what the CPU is doing: fewer to write beside other
     #: busy processes, more to read the prompt (see docs/ANSWERS.md); off: every physical core.
     adapt_threads: bool = True
+    #: The model's vote that its excerpts answer, read against its votes on the off-topic
+    #: questions (taken in the background while nobody asks; see docs/ANSWERS.md); off: none.
+    pool_votes: bool = True
     #: Model tokens of excerpts shown to the model, at most: past this, a small model cites more
     #: wrong excerpts.
     context_tokens: int = 700

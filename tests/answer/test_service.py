@@ -1080,3 +1080,41 @@ def test_an_excerpt_names_what_the_question_names_joined_or_apart():
     question = "Where is the settings folder chosen on macOS?"
     assert not names_unseen(question, [excerpt("Mac OS X: ~/Library/Application Support")])
     assert names_unseen(question, [excerpt("Windows: %APPDATA%")])
+
+
+class VotingModel(FakeModel):
+    """Gives no excerpt choice, but votes "Yes" over "No" by ``value`` on every prompt."""
+
+    def __init__(self, pieces):
+        super().__init__(pieces)
+        self.value = 0.0
+
+    def next_token_logprobs(self, messages, lead, choices, *, cancel=None, deadline=None):
+        return [self.value, 0.0] if choices[0] == "Yes" else None
+
+
+def test_an_unsure_search_whose_excerpts_the_model_votes_below_the_median_off_topic_question_is_not_found(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("GROUNDLS_CACHE_DIR", str(tmp_path))
+    model = VotingModel(["Uploads are retried by retry_upload [1]."])
+    svc, workspace = service([UPLOAD], model)
+    workspace.confidence = "medium"
+    pool = iter(range(20))  # the off-topic questions' votes in this workspace: 0 .. 19
+
+    def pool_vote(question):
+        model.value = float(next(pool))
+        return svc.pool_vote(model, question)
+
+    assert svc.votes.calibrate(model.name, "en", pool_vote) == 20
+    model.value = 3.0  # surer than for 3 of the 20 off-topic questions
+    ans = svc.ask("where do we retry failed uploads?")
+    assert not ans.found and model.calls == 0  # decided before the model wrote a word
+    assert ans.verdict["decided_by"] == "model"
+    assert ans.verdict["evidence"]["vote"]["percentile"] == 0.15
+    assert "src/upload.py:10-16" in ans.answer  # with the places to look
+    model.value = 15.0  # surer than for most of them: the answer stands
+    assert svc.ask("where do we retry failed uploads?").found
+    workspace.confidence = "high"  # a search sure of its first place is not second-guessed
+    model.value = 3.0
+    assert svc.ask("where do we retry failed uploads?").found

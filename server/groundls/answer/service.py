@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from groundls.answer.model import model_files, shared
 from groundls.answer.model.slot import ModelSlot
-from groundls.answer.stages import choose, followup
+from groundls.answer.stages import choose, followup, vote
 from groundls.answer.stages.check import check, citation_of
 from groundls.answer.stages.extract import NOTICES, Fallback, extractive
 from groundls.answer.stages.focus import TokenCounter, question_terms
@@ -98,6 +98,9 @@ class AnswerService:
         self.style = style or DEFAULT_STYLE
         self.history_enabled = history
         self.slot = slot if slot is not None else ModelSlot(self.config, llm)
+        size = getattr(getattr(workspace, "store", None), "chunk_count", lambda: 0)
+        self.votes = vote.PoolVotes(str(getattr(workspace, "root", "")), size)
+        self.calibrates = False  # the pool's votes taken in the background (LSP, MCP)
 
     @property
     def model_name(self) -> str:
@@ -106,19 +109,7 @@ class AnswerService:
 
     def status(self) -> dict[str, Any]:
         """What answers will use: model name and source, loaded or not, and any problem."""
-        model = self.slot.get()
-        spec = getattr(model, "spec", None)
-        return {
-            "mode": "llm" if model is not None and not self.slot.load_error else "extractive",
-            "model": getattr(model, "name", "") if model is not None else "",
-            "source": getattr(spec, "source", "") if spec is not None else "",
-            "loaded": bool(getattr(model, "loaded", False)),
-            "notice": self.slot.load_error or self.slot.note,
-            "install_hint": model_files.INSTALL_HINT,
-            "engine": self.config.engine,
-            "sends_to": getattr(model, "remote_note", ""),
-            "load_ms": getattr(model, "last_load_ms", None) or None,
-        }
+        return self.slot.status()
 
     # the pipeline: retrieve -> (verdict) -> choose -> write -> check -> (verdict) -> record
 
@@ -137,7 +128,7 @@ class AnswerService:
         last turn makes the question standalone for the search and is shown to the model);
         ``detail``: "brief" or "full" (default: ``answer.detail``)."""
         asked = Asked.checked(question, filters, thread, detail or self.config.detail)
-        t0 = time.perf_counter()
+        t0, self.votes.asked_at = time.perf_counter(), time.monotonic()
         got = self._retrieve(asked, cancel, t0)
         verdict = decide(got.evidence)
         if verdict.outcome == "not_found":
@@ -157,7 +148,21 @@ class AnswerService:
             ans.verdict = decide(replace(got.evidence, read=read)).as_dict()
         if self.history_enabled:
             record(self.workspace, history_record(asked.question, ans, thread, got.searched), ans)
+        model = self.slot.get()
+        if self.calibrates and self.config.pool_votes and model is not None and ans.mode == "llm":
+            self.votes.later(
+                getattr(model, "name", ""), got.language, lambda q: self.pool_vote(model, q)
+            )
         return ans
+
+    def pool_vote(self, model: Any, question: str) -> float | None:
+        """An off-topic question's vote here, read as an answer reads it (:mod:`.stages.vote`)."""
+        t0 = time.perf_counter()
+        got = self._retrieve(Asked.checked(question, None, None, "brief"), None, t0)
+        if not got.hits:
+            return None
+        messages = got.prompt.messages(self._excerpts(got, t0))
+        return vote.vote(model, messages, got.language, cancel=self.votes.stop)
 
     def _retrieve(self, asked: Asked, cancel: threading.Event | None, t0: float) -> Retrieved:
         """The search for the question (made standalone when it follows up an earlier turn),
@@ -290,12 +295,25 @@ class AnswerService:
         evidence = replace(got.evidence, read="found", cannot_stand=fallback.kind, why=why)
         verdict = decide(evidence)
         if verdict.outcome == "not_found":
-            places = [*(e.hit for e in excerpts), *got.hits]
-            ans = unsure(got.found, places, got.language, verdict.why, got.timing, t0)
-            if on_token is not None:
-                on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
-        else:
-            ans = key_lines(excerpts, got.language, fallback, on_token, t0, got.timing, written)
+            return self._unsure(got, excerpts, verdict, on_token, t0)
+        ans = key_lines(excerpts, got.language, fallback, on_token, t0, got.timing, written)
+        ans.verdict = verdict.as_dict()
+        return ans
+
+    def _unsure(
+        self,
+        got: Retrieved,
+        excerpts: list[Excerpt],
+        verdict: Verdict,
+        on_token: Callable[[str], None] | None,
+        t0: float,
+    ) -> Answer:
+        """ "Not found" after the model read (its vote, or a reply that cannot stand), with the
+        excerpts' places to look and then the search's next ones."""
+        places = [*(e.hit for e in excerpts), *got.hits]
+        ans = unsure(got.found, places, got.language, verdict.why, got.timing, t0)
+        if on_token is not None:
+            on_token(("\n\n" if got.timing.get("first_token_ms") else "") + ans.answer)
         ans.verdict = verdict.as_dict()
         return ans
 
@@ -335,6 +353,13 @@ class AnswerService:
         chosen, messages = choose.choose_prompt(
             model, got, excerpts, cancel=cancel, deadline=deadline
         )
+        if got.found.confidence != "high" and self.config.pool_votes:  # on this workspace's scale
+            asked = got.prompt.messages(excerpts)  # as the pool's were read: no excerpt named
+            voted = self.votes.read(model, asked, got.language, cancel, deadline)
+            got.evidence = replace(got.evidence, vote=voted)
+            verdict = decide(got.evidence)
+            if verdict.outcome == "not_found":
+                return replace(self._unsure(got, excerpts, verdict, on_token, t0), chosen=chosen)
         show = Shown(timing, t0, hedge, on_token)
         factor = FULL_TOKENS_FACTOR if got.detail == "full" else 1
         written = write(
@@ -371,4 +396,5 @@ class AnswerService:
         )
 
     def close(self) -> None:
+        self.votes.stop.set()
         self.slot.close()

@@ -182,6 +182,7 @@ class GroundServer(LanguageServer):
             )
             raise
         log.info("opened index for %s in %.2f s", root.name, time.perf_counter() - started)
+        workspace.answers.calibrates = True  # the model's pool votes, after a first answer
         return workspace
 
     def make_folder(self, uri: str, name: str | None = None) -> Folder | None:

@@ -85,6 +85,7 @@ class Engine:
         with self._lock:
             if self._workspace is None:
                 self._workspace = Workspace.open(self.root, self.config, self.index_dir)
+                self._workspace.answers.calibrates = True  # pool votes after a first answer
             report = self._workspace.refresh()
             if report is not None:
                 self.last_run = report.summary

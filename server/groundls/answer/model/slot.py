@@ -64,3 +64,19 @@ class ModelSlot:
             shared.release_shared(model)
         else:
             model.close()
+
+    def status(self) -> dict[str, Any]:
+        """What answers will use: model name and source, loaded or not, and any problem."""
+        model = self.get()
+        spec = getattr(model, "spec", None)
+        return {
+            "mode": "llm" if model is not None and not self.load_error else "extractive",
+            "model": getattr(model, "name", "") if model is not None else "",
+            "source": getattr(spec, "source", "") if spec is not None else "",
+            "loaded": bool(getattr(model, "loaded", False)),
+            "notice": self.load_error or self.note,
+            "install_hint": model_files.INSTALL_HINT,
+            "engine": self.config.engine,
+            "sends_to": getattr(model, "remote_note", ""),
+            "load_ms": getattr(model, "last_load_ms", None) or None,
+        }

@@ -9,7 +9,9 @@ what the reader gets:
 
 - ``read``: the model reads the excerpts;
 - ``answer``: the model's answer stands;
-- ``not_found``: "not found", with the places to look (never their key lines over an unsure
+- ``not_found``: "not found", with the places to look (also when, over a search not sure of its
+  first place, the model's vote that its excerpts answer is below the median off-topic
+  question's in this workspace: :mod:`groundls.answer.stages.vote`) (never their key lines over an unsure
   search: they would read as an answer the workspace was not shown to hold);
 - ``key_lines``: the excerpts' key lines, labelled as not an answer, over a sure ("high")
   search whose answer could not be written (no model, or one that could not be used or said nothing usable).
@@ -22,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundls.answer.stages.vote import VoteStanding
 from groundls.search.offtopic import Standing
 
 #: Of the question's words (those it could hold), the share the workspace must hold somewhere
@@ -47,6 +50,8 @@ class Evidence:
     standing: Standing | None = None
     #: the names the question writes that the workspace never mentions
     absent_names: tuple[str, ...] = ()
+    #: the model's vote that its excerpts answer, among the off-topic pool's (None: not read)
+    vote: VoteStanding | None = None
     #: whether a model can read the excerpts
     model: bool = True
     #: what reading gave: "" (not yet read), "found", "not_found" (the model said so)
@@ -66,6 +71,8 @@ class Evidence:
             out["absent_names"] = list(self.absent_names)
         if self.standing is not None:
             out["standing"] = self.standing.as_dict()
+        if self.vote is not None:
+            out["vote"] = self.vote.as_dict()
         if self.read:
             out["model"] = self.read
         if self.cannot_stand:
@@ -113,6 +120,12 @@ def decide(e: Evidence) -> Verdict:
             return Verdict("not_found", "standing", why, e)
         if not e.model:
             return Verdict("not_found", "no_model", "the search was unsure and no model reads", e)
+    if e.vote is not None and e.confidence != "high" and e.vote.percentile < OFF_TOPIC:
+        why = (
+            "the model reads its excerpts as answering no more than it reads those of the median "
+            f"off-topic question (more than {e.vote.percentile:.0%} of them)"
+        )
+        return Verdict("not_found", "model", why, e)
     if not e.read and not e.cannot_stand:
         if not e.model:
             return Verdict("key_lines", "no_model", e.why or "no language model", e)
