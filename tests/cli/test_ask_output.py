@@ -108,3 +108,20 @@ def test_a_warning_logged_while_the_answer_streams_is_printed_after_it(monkeypat
     assert capfd.readouterr().err == ""
     assert out.getvalue() == "Uploads are retried [2].\r\x1b[JUploads are retried [1].\n"
     assert err.getvalue() == "groundls: could not store the answer\n"
+
+
+def test_explain_names_the_models_vote_and_the_names_the_workspace_never_mentions():
+    verdict = {
+        "outcome": "not_found",
+        "decided_by": "model",
+        "why": "the model reads its excerpts as answering no more than ...",
+        "evidence": {
+            "confidence": "medium",
+            "reason": "holds most query words",
+            "vote": {"percentile": 0.15, "vote": 0.83, "pool": 20},
+            "absent_names": ["REST"],
+        },
+    }
+    told = cli_ask.explained_verdict(verdict)
+    assert "vote that its excerpts answer: 0.83, above 15% of its votes on 20 off-topic" in told
+    assert "names the workspace never mentions: REST" in told

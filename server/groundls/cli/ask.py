@@ -180,6 +180,14 @@ def explained_verdict(verdict: dict[str, Any]) -> str:
             f"  nearer than {standing['percentile']:.0%} of {standing['pool']} off-topic "
             f"questions ({standing['language']}; nearest chunk: {near})"
         )
+    voted = evidence.get("vote")
+    if voted:
+        lines.append(
+            f"  the model's vote that its excerpts answer: {voted['vote']:.2f}, above "
+            f"{voted['percentile']:.0%} of its votes on {voted['pool']} off-topic questions"
+        )
+    if evidence.get("absent_names"):
+        lines.append(f"  names the workspace never mentions: {', '.join(evidence['absent_names'])}")
     if "model" in evidence:
         lines.append(f"  the model: {evidence['model']}")
     if "cannot_stand" in evidence:
