@@ -66,6 +66,13 @@ class VoteStanding:
         }
 
 
+def _among(pool: list[float], value: float) -> VoteStanding | None:
+    """``value``'s standing among the ``pool``'s votes; None with too few of them."""
+    if len(pool) < MIN_POOL:
+        return None
+    return VoteStanding(sum(p < value for p in pool) / len(pool), value, len(pool))
+
+
 def _lead_language(language: str) -> str:
     return "ja" if language == "ja" else "en"
 
@@ -104,10 +111,7 @@ class PoolVotes:
 
     def standing(self, model_name: str, language: str, value: float) -> VoteStanding | None:
         """``value`` among the pool's votes in ``language``; None until they are taken."""
-        pool = self._kept(model_name, pool_language(language))
-        if len(pool) < MIN_POOL:
-            return None
-        return VoteStanding(sum(p < value for p in pool) / len(pool), value, len(pool))
+        return _among(self._kept(model_name, pool_language(language)), value)
 
     def taken(self, model_name: str, language: str) -> bool:
         """Whether the pool's votes in ``language`` are kept for this workspace and model."""
@@ -123,11 +127,11 @@ class PoolVotes:
     ) -> VoteStanding | None:
         """The model's vote on the answer's prompt ``messages``, among the pool's; None without
         the pool's votes or a vote."""
-        if not self.taken(getattr(model, "name", ""), language):
+        pool = self._kept(getattr(model, "name", ""), pool_language(language))
+        if len(pool) < MIN_POOL:
             return None  # not taken yet: no need to ask
         value = vote(model, messages, language, cancel=cancel, deadline=deadline)
-        name = getattr(model, "name", "")
-        return self.standing(name, language, value) if value is not None else None
+        return _among(pool, value) if value is not None else None
 
     def later(self, model_name: str, language: str, vote_of: Callable[[str], float | None]) -> None:
         """Take the pool's votes in ``language`` in the background if they are still to be
