@@ -9,10 +9,10 @@ what the reader gets:
 
 - ``read``: the model reads the excerpts;
 - ``answer``: the model's answer stands;
-- ``not_found``: "not found", with the places to look (also when, over a search not sure of its
-  first place, the model's vote that its excerpts answer is below the median off-topic
-  question's in this workspace: :mod:`groundls.answer.stages.vote`) (never their key lines over an unsure
-  search: they would read as an answer the workspace was not shown to hold);
+- ``not_found``: "not found", with the places to look (never their key lines over an unsure
+  search: they would read as an answer the workspace was not shown to hold); also when, over a
+  search not sure of its first place, the model's vote that its excerpts answer is below the
+  median off-topic question's in this workspace (:mod:`groundls.answer.stages.vote`);
 - ``key_lines``: the excerpts' key lines, labelled as not an answer, over a sure ("high")
   search whose answer could not be written (no model, or one that could not be used or said nothing usable).
 
