@@ -72,6 +72,11 @@ SETS = {
         "queries_debmake_doc_ja_en.jsonl",
     ),
     "ja-zh": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_zh.jsonl"),
+    # Sphinx manuals read as text (issue 71), held out: ddskk's Japanese manual asked in English,
+    # Flask's English manual asked in English and in Japanese
+    "ddskk-ja-en": ("fetch_ddskk_ja.sh", "ddskk_ja", "queries_ddskk_ja_en.jsonl"),
+    "flask-docs": ("fetch_flask_docs.sh", "flask_docs", "queries_flask_docs.jsonl"),
+    "flask-docs-ja": ("fetch_flask_docs.sh", "flask_docs", "queries_flask_docs_ja.jsonl"),
     "ja-ko": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ko.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/lab/sets).
@@ -93,6 +98,9 @@ OWN_SETS = {
     "debmake-ja-en",
     "ja-zh",
     "ja-ko",
+    "ddskk-ja-en",
+    "flask-docs",
+    "flask-docs-ja",
 }
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {
