@@ -67,6 +67,9 @@ SETS = {
     "debmake-ja-en": ("debmake_doc_ja", "queries_debmake_doc_ja_en.jsonl"),
     "ja-zh": ("maintguide_ja", "queries_maintguide_zh.jsonl"),
     "ja-ko": ("maintguide_ja", "queries_maintguide_ko.jsonl"),
+    "ddskk-ja-en": ("ddskk_ja", "queries_ddskk_ja_en.jsonl"),
+    "flask-docs": ("flask_docs", "queries_flask_docs.jsonl"),
+    "flask-docs-ja": ("flask_docs", "queries_flask_docs_ja.jsonl"),
 }
 #: Sets never tuned on (BENCHMARKS.md): a veto, never a guide.
 HELD_OUT = {
@@ -80,6 +83,9 @@ HELD_OUT = {
     "requests-langs",
     "installguide-ja-en",
     "debmake-ja-en",
+    "ddskk-ja-en",
+    "flask-docs",
+    "flask-docs-ja",
 }
 #: The language of each set's documents (code counts as English).
 DOC_LANGUAGE = {
@@ -89,6 +95,8 @@ DOC_LANGUAGE = {
     "installguide-en": "en",
     "click-langs": "en",
     "requests-langs": "en",
+    "flask-docs": "en",
+    "flask-docs-ja": "en",
 }
 #: Sets whose questions live in this repository (scripts/lab/sets), not in ../shared/eval.
 OWN_SETS = {
@@ -110,6 +118,9 @@ OWN_SETS = {
     "debmake-ja-en",
     "ja-zh",
     "ja-ko",
+    "ddskk-ja-en",
+    "flask-docs",
+    "flask-docs-ja",
 }
 OWN_DIR = Path(__file__).resolve().parent / "sets"
 
