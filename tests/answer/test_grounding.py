@@ -166,9 +166,20 @@ def test_an_answer_about_itself_loses_that_sentence():
     assert drop_meta_talk(said) == ("`-i` で対話的に選べます [1]。", 1)
 
 
+def test_an_answer_about_itself_loses_that_sentence_even_when_it_quotes_a_negation():
+    said = (
+        "`pbuilder` が便利です [1]。この回答は、抜粋の内容を基に、ビルド依存の書き漏れがないか"
+        "確かめたいという質問に対して、適切な答えを提供しています。"
+    )
+    assert drop_meta_talk(said) == ("`pbuilder` が便利です [1]。", 1)
+
+
 def test_saying_the_excerpts_lack_something_and_plain_answers_are_not_meta_talk():
     for said in (
         "抜粋には、パスワードの保存方法は書かれていません。",
+        "抜粋には、ログの保存先についての記述がない [1]。",
+        "この質問への答えは抜粋にはありませんでした。",
+        "抜粋には、キャッシュについての記載はないようです。",
         "The excerpts do not say how tokens are refreshed.",
         "答えは `--force` オプションです [1]。",
         "このコードは設定ファイルを読み込みます [1]。",

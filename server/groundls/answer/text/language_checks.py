@@ -59,8 +59,14 @@ _META_SUBJECT = re.compile(
 )
 
 
-#: ... unless it says the excerpts do not hold something (how a model says "not found").
-_NEGATED = re.compile(r"ません|ない|\bnot\b|\bno\b|n't\b", re.IGNORECASE)
+#: ... unless it says the excerpts do not hold something (how a model says "not found"). A
+#: Japanese sentence says so in its predicate, at its end: a negation inside it may be the
+#: question's own words (「書き漏れがないか確かめたいという質問に対して、…提供しています。」).
+_NEGATED = re.compile(
+    r"(?:ません|ない|なかった)[^。、，,]{0,8}?\s*(?:\[[\d,\s]+\])?\s*[。.!！]?\s*$"
+    r"|\bnot\b|\bno\b|n't\b",
+    re.IGNORECASE,
+)
 
 
 def talks_about_prompt(sentence: str) -> bool:
