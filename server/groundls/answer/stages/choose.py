@@ -43,7 +43,8 @@ class Choice:
 
 
 def _lead(language: str) -> str:
-    return LEAD["ja" if language == "ja" else "en"]
+    """The lead in the question's language where one is written, else in English."""
+    return LEAD.get(language, LEAD["en"])
 
 
 def _numbers(n: int) -> list[str]:

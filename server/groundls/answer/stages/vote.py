@@ -74,7 +74,8 @@ def _among(pool: list[float], value: float) -> VoteStanding | None:
 
 
 def _lead_language(language: str) -> str:
-    return "ja" if language == "ja" else "en"
+    """The question's language where the lead and its answers are written in it, else English."""
+    return language if language in LEAD else "en"
 
 
 def vote(
