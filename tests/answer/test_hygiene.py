@@ -7,7 +7,11 @@ from groundls.answer.text.hygiene import (
     restates,
 )
 from groundls.answer.text.labels import LabelFilter, strip_labels
-from groundls.answer.text.repeats import drop_repeated_lines, third_copy_start
+from groundls.answer.text.repeats import (
+    drop_repeated_lines,
+    drop_repeated_sentences,
+    third_copy_start,
+)
 from groundls.answer.text.repoint import (
     best_source,
     cite_better_ranked,
@@ -400,6 +404,30 @@ def test_a_paragraph_written_a_third_time_is_a_loop_and_its_second_copy_is_dropp
     cut = third_copy_start(text)
     assert cut is not None and text[:cut] == twice[:-1]
     assert drop_repeated_lines(text[:cut]) == (f"はじめに [1]。\n\n{para}", 1)
+
+
+def test_two_sentences_going_round_on_one_line_are_a_loop_and_their_copies_go():
+    cycle = (
+        "This might replace objects placed there earlier. "
+        "In this case, the innermost context gets an object created if it is missing. "
+    )
+    text = "It creates the object [1]. " + cycle * 3 + "This might"
+    cut = third_copy_start(text)
+    assert cut is not None and text[:cut] == "It creates the object [1]. " + cycle * 2
+    assert drop_repeated_sentences(text[:cut]) == ("It creates the object [1]. " + cycle.strip(), 2)
+
+
+def test_a_sentence_written_twice_keeps_its_first_copy_and_short_ones_and_code_stay():
+    said = "Set `FOO` in the environment before the command runs [1]."
+    twice = f"{said} Then run it. {said}"
+    assert drop_repeated_sentences(twice) == (f"{said} Then run it.", 1)
+    assert third_copy_start(twice) is None  # a slip it may go on from
+    short = "Then run it. Then run it. Then run it."
+    assert drop_repeated_sentences(short) == (short, 0)
+    code = "result = runner.invoke(cli, ['--name', 'x'], catch_exceptions=False)."
+    fenced = f"Calls:\n```python\n{code} {code} {code}\n```"
+    assert drop_repeated_sentences(fenced) == (fenced, 0)
+    assert third_copy_start(fenced) is None
 
 
 def test_a_repeated_list_item_goes_with_the_numbered_header_above_it():

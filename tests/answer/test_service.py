@@ -295,6 +295,19 @@ def test_a_paragraph_written_over_and_over_stops_the_answer_whole():
     assert [c.path for c in ans.citations] == ["src/upload.py"]  # whole: cited as any answer
 
 
+def test_two_sentences_written_round_and_round_on_one_line_stop_the_answer():
+    cycle = (
+        "Uploads are retried three times with a growing delay between the attempts. "
+        "A failed upload is logged with its status code and the file name. "
+    )
+    pieces = _pieces("The upload loop retries [1]. " + cycle * 8)
+    svc, _ = service([UPLOAD], FakeModel(pieces))
+    ans = svc.ask("where do we retry uploads?")
+    assert ans.answer.count("retried three times") == 1
+    assert ans.timing["generated_tokens"] < len(pieces) / 2  # stopped at the third copy
+    assert not ans.cut and ans.repairs["repeated_sentences"] == 2
+
+
 RETRYDOC = Hit(
     "c" * 16,
     "docs/retries.md",

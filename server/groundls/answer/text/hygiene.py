@@ -10,9 +10,10 @@
   the code, a passage repeated in two chapters): the better-ranked one is cited first.
 - It lists an excerpt's path as a header (``1. [1] docs/guide.rst``, ``## guide.md``): such a
   line is dropped, unless the answer is nothing else.
-- It goes round in circles: a token loop (:func:`loop_start`) cuts the answer; a paragraph or
-  list item written again is dropped (:func:`drop_repeated_lines`), and once one is being
-  written a third time (:func:`third_copy_start`) the answer stops there, whole.
+- It goes round in circles: a token loop (:func:`loop_start`) cuts the answer; a paragraph,
+  list item or sentence written again is dropped (:func:`drop_repeated_lines`,
+  :func:`drop_repeated_sentences`), and once one is being written a third time
+  (:func:`third_copy_start`) the answer stops there, whole.
 - It copies the prompt's scaffolding: the question restated as a title line above the answer,
   an excerpt's breadcrumb or Markdown heading, the ``---`` between excerpts, a reST heading's
   ``=====`` underline, the ``…`` that stands for elided lines. Those lines are dropped

@@ -203,6 +203,7 @@ def _added_citation(draft: Draft) -> int:
 #: The passes, in the order they run. Names are the keys of ``Answer.repairs``.
 PASSES: tuple[Pass, ...] = (
     Pass("repeated_lines", _text_pass(repeats.drop_repeated_lines)),
+    Pass("repeated_sentences", _text_pass(repeats.drop_repeated_sentences)),
     Pass("echoed_labels", _echoed_labels),
     Pass("lead_in", _lead_in),
     Pass("scaffolding_lines", _scaffolding),

@@ -1,10 +1,13 @@
-"""Answers that go round in circles: a token loop at the end, a block of lines written again."""
+"""Answers that go round in circles: a token loop at the end, a block of lines or a sentence
+written again."""
 
 from __future__ import annotations
 
 import re
 
+from groundls.answer.text.citations import MARKER
 from groundls.answer.text.hygiene import fenced_lines
+from groundls.answer.text.sentences import _drop_sentences, _units
 from groundls.chunkers.textrules import display_width
 
 #: A unit of 6..80 characters repeated 4+ times at the end of the text: a token loop.
@@ -35,11 +38,53 @@ def loop_start(text: str, window: int = 600) -> int | None:
 
 
 def third_copy_start(text: str) -> int | None:
-    """Where the model began writing a block of lines a third time, or None (see
-    :func:`drop_repeated_lines`): it is going round in circles, and everything it will write
-    from there is a copy. A block written twice may be a slip the model goes on from."""
+    """Where the model began writing a block of lines, or a sentence inside a line, a third
+    time, or None (see :func:`drop_repeated_lines`, :func:`drop_repeated_sentences`): it is
+    going round in circles, and everything it will write from there is a copy. A block written
+    twice may be a slip the model goes on from."""
     third = next((block for block, copy in _repeated_blocks(text) if copy >= 3), None)
-    return None if third is None else _line_starts(text)[third[0]]
+    starts = [] if third is None else [_line_starts(text)[third[0]]]
+    return min([*starts, *_third_sentence(text)], default=None)
+
+
+def _third_sentence(text: str) -> list[int]:
+    """Where a wide sentence (outside code fences) begins its third copy, if one does."""
+    copies: dict[str, int] = {}
+    at = 0
+    lines = text.split("\n")
+    for line, fenced in zip(lines, fenced_lines(lines), strict=True):
+        offset = at
+        for unit in [] if fenced else _units(line):
+            words = _sentence_words(unit)
+            if display_width(words) >= REPEATED_LINE:
+                copies[words] = copies.get(words, 0) + 1
+                if copies[words] == 3:
+                    return [offset + len(unit) - len(unit.lstrip())]
+            offset += len(unit)
+        at += len(line) + 1
+    return []
+
+
+def _sentence_words(unit: str) -> str:
+    return _line_words(MARKER.sub(" ", unit))
+
+
+def drop_repeated_sentences(text: str) -> tuple[str, int]:
+    """The answer without the sentences it writes again inside its lines (``REPEATED_LINE``
+    columns wide or more, outside code; the first copy stays), and how many went: a small
+    model can go round two sentences on one line until its length runs out."""
+    seen: set[str] = set()
+
+    def again(unit: str) -> bool:
+        words = _sentence_words(unit)
+        if display_width(words) < REPEATED_LINE:
+            return False
+        if words in seen:
+            return True
+        seen.add(words)
+        return False
+
+    return _drop_sentences(text, again)
 
 
 def drop_repeated_lines(text: str) -> tuple[str, int]:
