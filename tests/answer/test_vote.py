@@ -22,14 +22,27 @@ def _taken(votes: PoolVotes, language: str, values: list[float]) -> int:
     return votes.calibrate("model", language, lambda _question: next(given))
 
 
+class _Voting:
+    """A model whose vote (log P(yes) - log P(no)) on any prompt is ``value``."""
+
+    def __init__(self, name: str, value: float) -> None:
+        self.name, self.value, self.asked = name, value, 0
+
+    def next_token_logprobs(self, messages, lead, choices, *, cancel=None, deadline=None):
+        self.asked += 1
+        return [0.0, -self.value]
+
+
 def test_a_vote_is_read_as_its_percentile_among_the_pools_votes_in_its_language():
     votes = PoolVotes("/ws", lambda: 1000)
-    assert votes.standing("model", "en", 1.0) is None  # nothing taken yet
+    model = _Voting("model", 4.5)
+    assert votes.read(model, [], "en") is None  # nothing taken yet
+    assert model.asked == 0  # so the model is not asked
     assert _taken(votes, "en", [float(i) for i in range(20)]) == 20
-    standing = votes.standing("model", "en", 4.5)
+    standing = votes.read(model, [], "en")
     assert standing == VoteStanding(percentile=0.25, vote=4.5, pool=20)
-    assert votes.standing("model", "ja", 4.5) is None  # another language: its own pool
-    assert votes.standing("other-model", "en", 4.5) is None  # another model: its own votes
+    assert votes.read(model, [], "ja") is None  # another language: its own pool
+    assert votes.read(_Voting("other-model", 4.5), [], "en") is None  # another model: its own votes
 
 
 def test_the_pools_votes_are_kept_until_the_workspace_doubles_or_halves():

@@ -66,10 +66,8 @@ class VoteStanding:
         }
 
 
-def _among(pool: list[float], value: float) -> VoteStanding | None:
-    """``value``'s standing among the ``pool``'s votes; None with too few of them."""
-    if len(pool) < MIN_POOL:
-        return None
+def _among(pool: list[float], value: float) -> VoteStanding:
+    """``value``'s standing among the ``pool``'s votes."""
     return VoteStanding(sum(p < value for p in pool) / len(pool), value, len(pool))
 
 
@@ -110,13 +108,9 @@ class PoolVotes:
         self._lock = threading.Lock()
         self._busy: set[str] = set()
 
-    def standing(self, model_name: str, language: str, value: float) -> VoteStanding | None:
-        """``value`` among the pool's votes in ``language``; None until they are taken."""
-        return _among(self._kept(model_name, pool_language(language)), value)
-
     def taken(self, model_name: str, language: str) -> bool:
         """Whether the pool's votes in ``language`` are kept for this workspace and model."""
-        return len(self._kept(model_name, pool_language(language))) >= MIN_POOL
+        return bool(self._pool(model_name, language))
 
     def read(
         self,
@@ -128,8 +122,8 @@ class PoolVotes:
     ) -> VoteStanding | None:
         """The model's vote on the answer's prompt ``messages``, among the pool's; None without
         the pool's votes or a vote."""
-        pool = self._kept(getattr(model, "name", ""), pool_language(language))
-        if len(pool) < MIN_POOL:
+        pool = self._pool(getattr(model, "name", ""), language)
+        if not pool:
             return None  # not taken yet: no need to ask
         value = vote(model, messages, language, cancel=cancel, deadline=deadline)
         return _among(pool, value) if value is not None else None
@@ -183,6 +177,12 @@ class PoolVotes:
         key = f"{self.workspace_key}\0{model_name}\0{language}\0{scale}"
         name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
         return cache_dir() / "votes" / f"{name}.json"
+
+    def _pool(self, model_name: str, language: str) -> list[float]:
+        """The pool's votes kept in ``language`` (any language: read as its pool's), or none
+        while fewer than ``MIN_POOL`` are."""
+        kept = self._kept(model_name, pool_language(language))
+        return kept if len(kept) >= MIN_POOL else []
 
     def _kept(self, model_name: str, language: str) -> list[float]:
         with contextlib.suppress(OSError, ValueError):
