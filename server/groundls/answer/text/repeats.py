@@ -43,11 +43,11 @@ def third_copy_start(text: str) -> int | None:
     going round in circles, and everything it will write from there is a copy. A block written
     twice may be a slip the model goes on from."""
     third = next((block for block, copy in _repeated_blocks(text) if copy >= 3), None)
-    starts = [] if third is None else [_line_starts(text)[third[0]]]
-    return min([*starts, *_third_sentence(text)], default=None)
+    line = None if third is None else _line_starts(text)[third[0]]
+    return min((at for at in (line, _third_sentence(text)) if at is not None), default=None)
 
 
-def _third_sentence(text: str) -> list[int]:
+def _third_sentence(text: str) -> int | None:
     """Where a wide sentence (outside code fences) begins its third copy, if one does."""
     copies: dict[str, int] = {}
     at = 0
@@ -55,18 +55,20 @@ def _third_sentence(text: str) -> list[int]:
     for line, fenced in zip(lines, fenced_lines(lines), strict=True):
         offset = at
         for unit in [] if fenced else _units(line):
-            words = _sentence_words(unit)
-            if display_width(words) >= REPEATED_LINE:
+            if words := _wide_sentence(unit):
                 copies[words] = copies.get(words, 0) + 1
                 if copies[words] == 3:
-                    return [offset + len(unit) - len(unit.lstrip())]
+                    return offset + len(unit) - len(unit.lstrip())
             offset += len(unit)
         at += len(line) + 1
-    return []
+    return None
 
 
-def _sentence_words(unit: str) -> str:
-    return _line_words(MARKER.sub(" ", unit))
+def _wide_sentence(unit: str) -> str:
+    """A sentence's words (marks and citations aside) when ``REPEATED_LINE`` columns wide or
+    more, else "": a shorter one may recur on purpose."""
+    words = _line_words(MARKER.sub(" ", unit))
+    return words if display_width(words) >= REPEATED_LINE else ""
 
 
 def drop_repeated_sentences(text: str) -> tuple[str, int]:
@@ -76,13 +78,11 @@ def drop_repeated_sentences(text: str) -> tuple[str, int]:
     seen: set[str] = set()
 
     def again(unit: str) -> bool:
-        words = _sentence_words(unit)
-        if display_width(words) < REPEATED_LINE:
+        words = _wide_sentence(unit)
+        if not words or words not in seen:
+            seen.add(words)
             return False
-        if words in seen:
-            return True
-        seen.add(words)
-        return False
+        return True
 
     return _drop_sentences(text, again)
 
