@@ -18,6 +18,7 @@ from groundls.answer.text.repoint import (
     cite_named_paths,
     repoint_citations,
 )
+from groundls.answer.text.sentences import code_blocks
 from groundls.results import Hit
 
 
@@ -428,6 +429,23 @@ def test_a_sentence_written_twice_keeps_its_first_copy_and_short_ones_and_code_s
     fenced = f"Calls:\n```python\n{code} {code} {code}\n```"
     assert drop_repeated_sentences(fenced) == (fenced, 0)
     assert third_copy_start(fenced) is None
+
+
+def test_code_in_a_tilde_fence_is_code_to_every_check():
+    code = "result = runner.invoke(cli, ['--name', 'x'], catch_exceptions=False)."
+    fenced = f"Calls:\n~~~python\n{code} {code} {code}\n{code}\n{code}\n~~~"
+    assert third_copy_start(fenced) is None
+    assert drop_repeated_sentences(fenced) == (fenced, 0)
+    assert drop_repeated_lines(fenced) == (fenced, 0)
+    assert paragraphs("前置き\n\n~~~\na = 1\n\nb = 2\n~~~") == [
+        "前置き",
+        "~~~\na = 1\n\nb = 2\n~~~",
+    ]
+
+
+def test_a_fence_closes_only_at_its_own_kind_of_fence():
+    lines = ["Run:", "````markdown", "```", "x", "```", "````", "After.", "~~~", "y"]
+    assert code_blocks(lines) == [-1, 0, 0, 0, 0, 0, -1, 1, 1]
 
 
 def test_a_repeated_list_item_goes_with_the_numbered_header_above_it():

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 
 from groundls.answer.text.citations import MARKER, stemmed_features
 from groundls.answer.text.language_checks import _all_meta_talk
-from groundls.answer.text.sentences import _FENCE, _LIST_HEAD, _drop_sentences, _units
+from groundls.answer.text.sentences import _FENCE, _LIST_HEAD, _drop_sentences, _units, code_blocks
 from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
@@ -189,24 +189,25 @@ def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
     not hold; returns it and the specifics that were missing."""
     out: list[str] = []
     missing: list[str] = []
-    block: list[str] | None = None
-    for line in answer.split("\n"):
-        if _FENCE.match(line):
-            if block is None:
-                block = [line]
-                continue
-            block.append(line)
-            body = "\n".join(block[1:-1])
+    lines = answer.split("\n")
+    blocks = code_blocks(lines)
+    i = 0
+    while i < len(lines):
+        if blocks[i] >= 0:  # a code block is judged whole: its lines between the fences
+            end = i
+            while end + 1 < len(lines) and blocks[end + 1] == blocks[i]:
+                end += 1
+            block = lines[i : end + 1]
+            closed = end > i and bool(_FENCE.match(block[-1]))
+            body = "\n".join(block[1:-1] if closed else block[1:])
             gone = [s for s in evidence.unsupported(body) if s not in ("```", "~~~")]
             if gone:
                 missing += gone
             else:
                 out += block
-            block = None
+            i = end + 1
             continue
-        if block is not None:
-            block.append(line)
-            continue
+        line = lines[i]
         kept = []
         for unit in _units(line):
             gone = evidence.unsupported(unit)
@@ -217,12 +218,7 @@ def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
         text = "".join(kept).rstrip()
         if text or not line.strip():
             out.append(text)
-    if block is not None:  # an unclosed block (a cut answer): judged as it is
-        body = "\n".join(block[1:])
-        if evidence.unsupported(body):
-            missing += evidence.unsupported(body)
-        else:
-            out += block
+        i += 1
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
     return text, missing
 

@@ -33,6 +33,7 @@ from collections.abc import Collection, Sequence
 from difflib import SequenceMatcher
 
 from groundls.answer.text.citations import MARKER, cited_numbers
+from groundls.answer.text.sentences import fenced_lines
 from groundls.answer.text.wording import HEDGE
 
 #: ``path:12-30`` with an optional ``(breadcrumb > title)`` after it: the excerpt label format.
@@ -174,18 +175,6 @@ def _any_path(paths: Collection[str]) -> str:
 
 #: A paragraph with at least this share of its shingles copied is pasted (as the benchmark counts).
 PASTED = 0.6
-
-
-def fenced_lines(lines: Sequence[str]) -> list[bool]:
-    """For each line, whether it belongs to a fenced code block (its ``` lines included)."""
-    out: list[bool] = []
-    inside = False
-    for line in lines:
-        marker = line.lstrip().startswith("```")
-        if marker:
-            inside = not inside
-        out.append(inside or marker)
-    return out
 
 
 def paragraphs(text: str) -> list[str]:

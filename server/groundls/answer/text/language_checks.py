@@ -6,7 +6,7 @@ import re
 
 from groundls.answer.stages.prompt import Language, detect_language
 from groundls.answer.text.citations import MARKER
-from groundls.answer.text.sentences import _CODE, _FENCE, _drop_sentences, _kept, _units
+from groundls.answer.text.sentences import _CODE, _drop_sentences, _kept, _units, fenced_lines
 from groundls.chunkers.textrules import english_words, reads_chinese
 
 
@@ -111,10 +111,9 @@ def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
         return answer, 0
     out: list[str] = []
     dropped = 0
-    in_block = False
-    for line in answer.split("\n"):
-        if _FENCE.match(line) or in_block:
-            in_block = in_block != bool(_FENCE.match(line))
+    lines = answer.split("\n")
+    for line, fenced in zip(lines, fenced_lines(lines), strict=True):
+        if fenced:
             out.append(line)
             continue
         prose = _prose(line)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 from groundls.answer.text.citations import MARKER
-from groundls.answer.text.hygiene import fenced_lines
-from groundls.answer.text.sentences import _drop_sentences, _units
+from groundls.answer.text.sentences import _drop_sentences, _units, fenced_lines
 from groundls.chunkers.textrules import display_width
 
 #: A unit of 6..80 characters repeated 4+ times at the end of the text: a token loop.

@@ -3,11 +3,38 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from groundls.answer.text.citations import MARKER
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def code_blocks(lines: Sequence[str]) -> list[int]:
+    """For each line, the number of the fenced code block it belongs to (its fence lines
+    included), or -1 outside code: the one reading of fences every text check shares. A block
+    opens at a line of three or more backticks or tildes and closes at the next fence of the same
+    character at least as long (as CommonMark reads them), so a ``~~~`` inside a ``` block is
+    code; a block left open (a cut answer) runs to the end."""
+    out: list[int] = []
+    number, opened = -1, ""
+    for line in lines:
+        fence = _FENCE.match(line)
+        if opened:
+            out.append(number)
+            if fence and fence.group(1)[0] == opened[0] and len(fence.group(1)) >= len(opened):
+                opened = ""
+        elif fence:
+            number, opened = number + 1, fence.group(1)
+            out.append(number)
+        else:
+            out.append(-1)
+    return out
+
+
+def fenced_lines(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether it belongs to a fenced code block (see :func:`code_blocks`)."""
+    return [block >= 0 for block in code_blocks(lines)]
 
 
 _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
@@ -71,11 +98,9 @@ def _drop_sentences(
     a line's last sentence before a list or a block stays, as it announces it."""
     out: list[str] = []
     dropped = 0
-    in_block = False
     lines = answer.split("\n")
-    for i, line in enumerate(lines):
-        if _FENCE.match(line) or in_block:
-            in_block = in_block != bool(_FENCE.match(line))
+    for i, (line, fenced) in enumerate(zip(lines, fenced_lines(lines), strict=True)):
+        if fenced:
             out.append(line)
             continue
         units = _units(line)
