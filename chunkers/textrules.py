@@ -97,18 +97,22 @@ def script_counts(text: str) -> tuple[int, int, int]:
 
 
 def reads_chinese(text: str) -> bool:
-    """Whether ``text`` is Chinese rather than Japanese: no kana, and a Han letter that Japanese
+    """Whether ``text`` is Chinese rather than Japanese: it has a Han letter that Japanese
     writing does not use (outside JIS X 0208 and the Windows kanji extensions, code page 932:
-    simplified forms such as 设 or 录). A small model asked in Japanese sometimes slips into
-    Chinese, and by its letters alone such a sentence would pass for Japanese."""
-    if _KANA_CHAR.search(text):
+    simplified forms such as 设 or 录), and no more kana than such letters. Japanese carries its
+    grammar in kana, so a Japanese sentence with one slipped form still reads Japanese. A small
+    model asked in Japanese sometimes slips into Chinese, keeping a stray この or の; by its
+    letters alone such a sentence would pass for Japanese."""
+    foreign = sum(1 for letter in _HAN_CHAR.findall(text) if not _japanese_letter(letter))
+    return foreign > 0 and foreign >= len(_KANA_CHAR.findall(text))
+
+
+def _japanese_letter(letter: str) -> bool:
+    try:
+        letter.encode("cp932")
+    except UnicodeEncodeError:
         return False
-    for letter in _HAN_CHAR.findall(text):
-        try:
-            letter.encode("cp932")
-        except UnicodeEncodeError:
-            return True
-    return False
+    return True
 
 
 # -- the language of a question ---------------------------------------------------------------

@@ -80,6 +80,19 @@ def test_a_sentence_in_chinese_is_dropped_from_a_japanese_answer():
     assert kept == "依存関係の解決案は順に試されます [1]。\n解決案は `r` キーで却下できます [1]。"
 
 
+def test_a_chinese_sentence_with_a_stray_kana_is_chinese_and_one_slipped_letter_is_not():
+    said = (
+        "要回答この質問，我们需要分析提供的信息来确定如何实现一个后台进程。\n"
+        "コマンドは `CliRunner.invoke` で実行します [1]。\n"
+        "この设定はファイルに書き込まれます [1]。"
+    )
+    kept, dropped = drop_chinese(said)
+    assert dropped == 1
+    assert kept == (
+        "コマンドは `CliRunner.invoke` で実行します [1]。\nこの设定はファイルに書き込まれます [1]。"
+    )
+
+
 def test_an_answer_wholly_in_chinese_is_kept_whole_and_is_not_in_japanese():
     said = "需要将 `DESTDIR` 环境变量设置为临时目录。 [1]"
     assert drop_chinese(said) == (said, 0)
