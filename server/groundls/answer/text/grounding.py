@@ -28,6 +28,7 @@ sentence's content (:func:`support_lines`).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -190,35 +191,29 @@ def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
     out: list[str] = []
     missing: list[str] = []
     lines = answer.split("\n")
-    blocks = code_blocks(lines)
-    i = 0
-    while i < len(lines):
-        if blocks[i] >= 0:  # a code block is judged whole: its lines between the fences
-            end = i
-            while end + 1 < len(lines) and blocks[end + 1] == blocks[i]:
-                end += 1
-            block = lines[i : end + 1]
-            closed = end > i and bool(_FENCE.match(block[-1]))
-            body = "\n".join(block[1:-1] if closed else block[1:])
+    numbered = zip(lines, code_blocks(lines), strict=True)
+    for block, run in itertools.groupby(numbered, key=lambda line_block: line_block[1]):
+        group = [line for line, _ in run]
+        if block >= 0:  # a code block is judged whole: its lines between the fences
+            closed = len(group) > 1 and bool(_FENCE.match(group[-1]))
+            body = "\n".join(group[1:-1] if closed else group[1:])
             gone = [s for s in evidence.unsupported(body) if s not in ("```", "~~~")]
             if gone:
                 missing += gone
             else:
-                out += block
-            i = end + 1
+                out += group
             continue
-        line = lines[i]
-        kept = []
-        for unit in _units(line):
-            gone = evidence.unsupported(unit)
-            if gone:
-                missing += gone
-            else:
-                kept.append(unit)
-        text = "".join(kept).rstrip()
-        if text or not line.strip():
-            out.append(text)
-        i += 1
+        for line in group:
+            kept = []
+            for unit in _units(line):
+                gone = evidence.unsupported(unit)
+                if gone:
+                    missing += gone
+                else:
+                    kept.append(unit)
+            text = "".join(kept).rstrip()
+            if text or not line.strip():
+                out.append(text)
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
     return text, missing
 
