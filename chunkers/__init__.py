@@ -5,11 +5,11 @@ from __future__ import annotations
 from .base import Chunk, ChunkOptions, Piece, finalize, sentence_parts
 from .code import MEMBERS
 from .languages import DOCUMENT_SYNTAX, classify
-from .reading import SYNTAXES, hidden_names, readable
+from .reading import SYNTAXES, read_words
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
-CHUNKER_VERSION = 22
+CHUNKER_VERSION = 23
 
 __all__ = [
     "CHUNKER_VERSION",
@@ -35,17 +35,10 @@ def chunk_file(path: str, text: str, options: ChunkOptions | None = None) -> lis
     syntax = DOCUMENT_SYNTAX.get(language, language)
     pieces = _pieces_for(path, syntax, kind, text, options)
     if syntax in SYNTAXES:
-        pieces = [_as_read(piece, syntax) for piece in pieces]
+        for piece in pieces:
+            source = piece.search_text if piece.search_text is not None else piece.text
+            piece.read_words = tuple(read_words(source, syntax))
     return finalize(path, language, kind, pieces)
-
-
-def _as_read(piece: Piece, syntax: str) -> Piece:
-    """A document piece searched as a reader reads it (see :mod:`.reading`): without markup,
-    with the names its markup hides (a role's target) still there to be found."""
-    source = piece.search_text if piece.search_text is not None else piece.text
-    words = [readable(source, syntax), *hidden_names(source, syntax)]
-    piece.search_text = "\n".join(w for w in words if w)
-    return piece
 
 
 def _pieces_for(

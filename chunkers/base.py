@@ -41,6 +41,8 @@ class Piece:
     text_type: str = "paragraph"
     context: str = ""
     search_text: str | None = None
+    #: words a reader of the page sees that the source does not spell (see ``reading.read_words``)
+    read_words: tuple[str, ...] = ()
     symbol: str = ""
     signature: str = ""
     #: other names the piece binds at module level (``g = LocalProxy(...)``, ``const Max = 10``)
@@ -69,6 +71,8 @@ class Chunk:
     #: where a document's chunk stands in it ("p. 12", "slide 4"); set by the index, which
     #: knows the document's places ("" for text files)
     place: str = ""
+    #: words the keyword index holds beside ``embed_text`` (see ``reading.read_words``)
+    read_words: tuple[str, ...] = ()
 
 
 def is_meaningful(text: str) -> bool:
@@ -97,6 +101,8 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
         body = piece.search_text if piece.search_text is not None else piece.text
         header = piece.context or _default_context(path, piece)
         embed_text = f"{header}\n{body}" if header else body
+        # the words are the keyword index's: a chunk whose reading changes is stored anew
+        hashed = "\x00".join([embed_text, *piece.read_words])
         chunks.append(
             Chunk(
                 id=make_chunk_id(path, piece.key, ordinal),
@@ -110,10 +116,11 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
                 breadcrumb=piece.breadcrumb,
                 text=piece.text,
                 embed_text=embed_text,
-                content_hash=content_hash(embed_text),
+                content_hash=content_hash(hashed),
                 symbol=piece.symbol,
                 signature=piece.signature,
                 names=piece.names,
+                read_words=piece.read_words,
             )
         )
     return chunks

@@ -1,10 +1,15 @@
 """A document's text as a reader sees it: reStructuredText and Markdown without their markup.
 
-A chunk keeps its source lines (a citation names them); what a person or a model reads, and what
-the search embeds, is this reading. It is made line for line: line ``i`` of the reading is line
-``i`` of the source, read (a heading's underline, a label or a directive's options become blank
-lines), so the lines that support an answer are the source's lines. Code stays code: literal
-blocks and code directives in reStructuredText, fences and indented code in Markdown.
+A chunk keeps its source lines (a citation names them); what a person or a model reads is this
+reading: the prompt's excerpts, key lines, hovers and the answer panel. It is made line for line:
+line ``i`` of the reading is line ``i`` of the source, read (a heading's underline, a label or a
+directive's options become blank lines), so the lines that support an answer are the source's
+lines. Code stays code: literal blocks and code directives in reStructuredText, fences and
+indented code in Markdown.
+
+The search reads both (docs/RANKING.md, "Documents with markup"): a chunk's vector embeds the
+source as written, its sentence vectors the reading, and its keyword terms are the source's
+words with the words only the reading spells (``read_words``).
 
 The rules are the ones a reader applies to the rendered page: a heading without its underline,
 a role as its visible text (`` :func:`evolve` `` -> ```evolve```, `` :java:extdoc:`X <a.b.X>` ``
@@ -72,6 +77,7 @@ _FOOTNOTE_REFERENCE = re.compile(r"\s?\[(?:#[\w-]*|\*|\d+)\]_")
 _SUBSTITUTION = re.compile(r"\|([^|\s](?:[^|]*[^|\s])?)\|(?:__?)?")
 _SUBSTITUTION_DEF = re.compile(r"^\s*\.\.\s+\|([^|]+)\|\s+replace::\s*(.*)$")
 _ESCAPE = re.compile(r"\\(.)")
+_WORD = re.compile(r"\w+")
 
 
 #: Roles whose text is shown as written (a ``~`` in ``:file:`~/.skk``` is the home folder, not
@@ -109,34 +115,11 @@ def _role_text(roles: str, body: str) -> str:
     return f"`{shown}`" if code else shown
 
 
-def _context_names(text: str) -> list[str]:
-    """The names context directives set (``.. currentmodule:: click`` -> ``click``)."""
-    out = []
-    for line in text.split("\n"):
-        explicit = _EXPLICIT.match(line)
-        directive = _DIRECTIVE.match(explicit.group(2) or "") if explicit else None
-        if directive and _own_name(directive.group(1))[0] in _CONTEXT_DIRECTIVES:
-            out.extend(directive.group(2).split()[:1])
-    return out
-
-
 def role_target(body: str) -> str:
     """What a role's text points at: its explicit target when it has a title
     (```run <cli.run_command>``` -> ``cli.run_command``), else the text itself."""
     targeted = _TARGETED.match(_ESCAPE.sub(r"\1", body))
     return targeted.group(2) if targeted and targeted.group(1) else body
-
-
-def _role_targets(text: str) -> list[str]:
-    """The targets roles name but do not show (`` :java:extdoc:`X <a.b.X>` `` -> ``a.b.X``)."""
-    out = []
-    for match in _ROLE.finditer(text):
-        target = role_target(match.group(2))
-        if target != match.group(2):
-            out.append(target)
-        elif match.group(2).startswith("~") and _own_name(match.group(1))[0] not in _LITERAL_ROLES:
-            out.append(match.group(2)[1:])
-    return out
 
 
 def _rst_inline(line: str, substitutions: dict[str, str]) -> str:
@@ -361,8 +344,15 @@ def readable(text: str, language: str) -> str:
     return text
 
 
-def hidden_names(text: str, syntax: str) -> list[str]:
-    """The names the markup points at but a reader does not see (a role's target, the module a
-    page is about), kept searchable: a question that names ``a.b.X`` still finds the passage
-    that shows ``X``."""
-    return _role_targets(text) + _context_names(text) if syntax == "rst" else []
+def read_words(text: str, language: str) -> list[str]:
+    """The words a reader sees that ``text`` does not spell as written, in order: an escape
+    joins two words (``ローテーション\\には`` -> ``ローテーションには``), a substitution shows its
+    text. The keyword index holds them beside the source's own words, so a question worded as
+    the page reads finds the passage (the source keeps the names markup points at: a role's
+    target, the module a page is about)."""
+    have = {word.casefold() for word in _WORD.findall(text)}
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(readable(text, language)):
+        if word.casefold() not in have:
+            seen.setdefault(word)
+    return list(seen)

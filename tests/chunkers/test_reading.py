@@ -4,7 +4,7 @@ line for line with the source."""
 from __future__ import annotations
 
 from groundls.chunkers import chunk_file
-from groundls.chunkers.reading import hidden_names, readable
+from groundls.chunkers.reading import read_words, readable
 
 RST = """\
 Log rotation
@@ -56,16 +56,22 @@ def test_rst_reads_as_prose_line_for_line_with_code_kept_as_written() -> None:
     assert not any(token in read for token in (":java:", ":func:", ".. ", "~~~~~~~~~~~~"))
 
 
-def test_a_roles_hidden_target_stays_a_searchable_name() -> None:
-    assert hidden_names(RST, "rst") == [
-        "nablarch.core.log.basic.FileSizeRotatePolicy",
-        "attr.Attribute",
-    ]
+def test_the_keyword_index_holds_the_words_only_the_reading_spells() -> None:
+    # an escape joins two words, a directive reads as its label ("New in version 2.0."); the
+    # source spells every other word the reading shows (``.. important::`` -> "Important:")
+    assert read_words(RST, "rst") == ["ローテーションには", "New", "in", "version"]
+    assert read_words("plain `words` only", "rst") == []
+    assert read_words("ローテーション\\には", "text") == []  # text is read as written
+
+
+def test_a_documents_chunk_is_searched_by_its_source_and_the_words_its_reading_adds() -> None:
     chunk = next(c for c in chunk_file("docs/log.rst", RST) if "Policy" in c.text)
+    # a role's target is the source's own word: a question naming the class finds it
     assert "nablarch.core.log.basic.FileSizeRotatePolicy" in chunk.embed_text
-    assert ":java:extdoc:" not in chunk.embed_text
-    assert "~" * 12 not in chunk.embed_text  # the heading's underline (the code keeps its own)
+    assert chunk.read_words == ("ローテーションには", "New", "in", "version")
     assert ":java:extdoc:" in chunk.text  # the chunk keeps its source for citations
+    other = chunk_file("docs/log.rst", RST.replace("\\には", "には"))
+    assert chunk.content_hash not in {c.content_hash for c in other}
 
 
 def test_a_literal_roles_text_is_shown_as_written_and_a_domains_role_is_code() -> None:
@@ -75,13 +81,13 @@ def test_a_literal_roles_text_is_shown_as_written_and_a_domains_role_is_code() -
     assert readable("関数 :el:defun:`car` と :py:func:`~a.b.f` を見る :doc:`guide`", "rst") == (
         "関数 `car` と `f` を見る guide"
     )
-    assert hidden_names(":file:`~/.skk`", "rst") == []  # a path, not a shortened name
 
 
 def test_a_context_directive_shows_nothing_and_its_name_stays_searchable() -> None:
     page = ".. currentmodule:: click.shell_completion\n\nShell Completion\n================\n"
     assert readable(page, "rst").split("\n") == ["", "", "Shell Completion", "", ""]
-    assert hidden_names(page, "rst") == ["click.shell_completion"]
+    chunk = chunk_file("docs/shell.rst", page)[0]
+    assert "click.shell_completion" in chunk.embed_text and chunk.read_words == ()
 
 
 MARKDOWN = """\

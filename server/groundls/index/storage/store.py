@@ -322,7 +322,11 @@ class Store(DocumentRows, VectorWrites, StoreReads):
         head = " ".join([chunk.path, chunk.title, chunk.symbol, *chunk.breadcrumb, *chunk.names])
         conn.execute(
             "INSERT INTO chunks_fts(rowid, head, body) VALUES (?, ?, ?)",
-            (rowid, index_terms(head), index_terms(chunk.embed_text)),
+            (
+                rowid,
+                index_terms(head),
+                index_terms(" ".join([chunk.embed_text, *chunk.read_words])),
+            ),
         )
 
     def _delete_chunk(self, rowid: int, space_list: str) -> list[int]:
