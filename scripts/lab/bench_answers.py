@@ -54,6 +54,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import answer_facts
+
 #: The shared eval sets beside the project, and corpora fetched by scripts/lab/eval_retrieval.py.
 EVAL = Path(
     os.environ.get("GROUNDLS_EVAL", Path(__file__).resolve().parents[3] / "shared" / "eval")
@@ -208,20 +210,23 @@ def open_workspace(name: str, args: argparse.Namespace) -> Any:
     return workspace
 
 
-def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
+def ask_one(
+    workspace: Any, q: dict[str, Any], facts: list[list[str]] | None = None
+) -> dict[str, Any]:
     from groundls.answer.stages.prompt import detect_language
     from groundls.answer.text.citations import MARKER
     from groundls.answer.text.hygiene import pasted_share, says_hedge
     from groundls.answer.text.language_checks import talks_about_prompt, written_language
 
     shown: list[dict[str, Any]] = []
+    read = _reading(workspace)
     ans = workspace.answers.ask(
         q["query"], on_sources=lambda cs: shown.extend(asdict(c) for c in cs)
     )
     cites = [asdict(c) for c in ans.citations]
     written = model_part(ans.answer)
     texts = [h.text for c in shown if (h := workspace.get_chunk(c["chunk_id"])) is not None]
-    return {
+    row = {
         "id": q["id"],
         "lang": q["lang"],
         "kind": q["kind"],
@@ -271,6 +276,25 @@ def ask_one(workspace: Any, q: dict[str, Any]) -> dict[str, Any]:
         "decided_by": ans.verdict.get("decided_by", ""),
         "cannot_stand": ans.verdict.get("evidence", {}).get("cannot_stand", ""),  # type: ignore[union-attr]
     }
+    if facts:
+        row.update(answer_facts.judge(row, facts, read))
+    return row
+
+
+def _reading(workspace: Any) -> list[str]:
+    """The excerpts' texts as the model reads them (cut to the question's lines), filled in as
+    the next answer fits them."""
+    read: list[str] = []
+    service = workspace.answers
+    fit = type(service)._excerpts
+
+    def spy(got: Any, t0: float) -> Any:
+        excerpts = fit(service, got, t0)
+        read[:] = [e.text for e in excerpts]
+        return excerpts
+
+    service._excerpts = spy
+    return read
 
 
 _PLACE = re.compile(r"([\w./-]+):(\d+)(?:-(\d+))?")
@@ -308,11 +332,12 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
         answerable = [q for q in queries if q["expected"]][: args.limit]
         queries = answerable + [q for q in queries if not q["expected"]]
     workspace = open_workspace(name, args)
+    facts = answer_facts.load(name)
     try:
         if not args.no_votes:
             take_pool_votes(name, workspace, queries)
         for q in queries:
-            row = {"set": name, **ask_one(workspace, q)}
+            row = {"set": name, **ask_one(workspace, q, facts.get(q["id"]))}
             rows.append(row)
             t = row["timing"]
             print(
@@ -320,7 +345,7 @@ def run_set(name: str, args: argparse.Namespace, rows: list[dict[str, Any]]) -> 
                 f"retr={int(row['retrieval_ok'])} at={row['expected_at']} chose={row['chosen']} "
                 f"ttft={t.get('first_token_ms')} "
                 f"prompt={t.get('prompt_tokens')} reused={t.get('reused_tokens')} "
-                f"paste={row['pasted']} rep={row['repairs']} "
+                f"paste={row['pasted']} facts={row.get('facts')}/{int(row.get('facts_read', 0))} "
                 f"| {' '.join(row['answer'].split())[:100]}",
                 file=sys.stderr,
                 flush=True,
@@ -521,6 +546,7 @@ def summarise(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
             sum(1 for r in rows if r["found"]),
         ),
     }
+    out.update(answer_facts.summary(rows))
     # how many answers each repair pass fired on (answer/text/passes.py), and the verdicts after them
     out["passes_fired"] = passes.tally([r["repairs"] for r in llm])
     out["verdicts"] = {
@@ -542,7 +568,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deep", action="store_true", help="fill the deep tier before asking")
     ap.add_argument("--served", default="", help="answer through this OpenAI-compatible URL")
     ap.add_argument("--served-model", default="qwen", help="the model name it serves")
-    ap.add_argument("--style", default=None, choices=["text", "json"])
+    ap.add_argument("--style", default=None, choices=["quote", "text", "json"])
     ap.add_argument("--limit", type=int, default=0, help="answerable questions per set (0 = all)")
     ap.add_argument("--ids", default="", help="comma-separated query ids only")
     ap.add_argument("--unanswerable-only", action="store_true", help="only the questions without")

@@ -63,6 +63,11 @@ class AnswerConfig:
     #: excerpts where they apply, up to ``FULL_TOKENS_FACTOR`` times ``max_tokens`` (the time
     #: limit still holds).
     detail: str = "brief"
+    #: How the model answers: "quote" (it picks the excerpts' lines that answer; they are shown
+    #: verbatim and cited, after a lead it wrote from them that names nothing they lack) or
+    #: "text" (it writes the answer, checked sentence by sentence); "json" is "text" written
+    #: under a JSON grammar (see docs/ANSWERS.md).
+    style: str = "text"
     #: "local" (the in-process llama.cpp model) or "openai" (any OpenAI-compatible
     #: /v1/chat/completions endpoint: Ollama, llama.cpp's server, vLLM, LM Studio, TGI).
     engine: str = "local"
@@ -161,6 +166,11 @@ class Config:
                 f"groundls.answer.detail: must be one of {', '.join(ANSWER_DETAILS)}; using brief"
             )
             config.answer.detail = "brief"
+        if config.answer.style not in ANSWER_STYLES:
+            warnings.append(
+                f"groundls.answer.style: must be one of {', '.join(ANSWER_STYLES)}; using quote"
+            )
+            config.answer.style = "quote"
         if config.log_level not in LOG_LEVELS:
             warnings.append(
                 f"groundls.logLevel: must be one of {', '.join(LOG_LEVELS)}; using info"
@@ -171,5 +181,6 @@ class Config:
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 ANSWER_DETAILS = ("brief", "full")
+ANSWER_STYLES = ("quote", "text", "json")
 #: A "full" answer may run to this many times ``answer.max_tokens``.
 FULL_TOKENS_FACTOR = 2

@@ -161,7 +161,10 @@ def test_a_dropped_list_item_takes_its_number_with_it():
     )
     assert kept == "Steps: 1. Open a terminal [1]. 3. Follow the prompts [1]."
     # a number that ends a sentence is no list item
-    assert sentences._units("It is version 2. It works.") == ["It is version 2. ", "It works."]
+    assert sentences.sentence_units("It is version 2. It works.") == [
+        "It is version 2. ",
+        "It works.",
+    ]
 
 
 def test_a_sentence_about_the_excerpt_is_dropped_and_the_facts_after_it_stay():

@@ -22,6 +22,8 @@ from groundls.answer.stages.prompt import (
     detect_language,
     fit_excerpts,
 )
+from groundls.answer.stages.quote_first import quote_first
+from groundls.answer.stages.quotes import QuotePrompt
 from groundls.answer.stages.record import earlier_turn, history_record, record
 from groundls.answer.stages.retrieve import (
     FIRST_CONTEXT_TOKENS,
@@ -57,10 +59,11 @@ from groundls.search.offtopic import Standing
 
 log = logging.getLogger("groundls.answer")
 
-#: How the model is asked to write. "text": prose with inline [n], streamed as is, citations parsed
-#: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer" value
-#: extracted from the partial JSON while it streams.
-DEFAULT_STYLE = "text"
+#: How the model is asked to answer (``answer.style``, :data:`groundls.config.ANSWER_STYLES`):
+#: "quote": it picks the excerpts' lines that answer, shown verbatim and cited after a checked lead
+#: (:mod:`.stages.quote_first`). "text": prose with inline [n], streamed as is, citations parsed
+#: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer"
+#: value extracted from the partial JSON while it streams.
 
 
 __all__ = ["FIRST_CONTEXT_TOKENS", "MIN_CONTEXT_TOKENS", "AnswerService", "Retriever"]
@@ -95,7 +98,7 @@ class AnswerService:
     ) -> None:
         self.workspace = workspace
         self.config = config or AnswerConfig()
-        self.style = style or DEFAULT_STYLE
+        self.style = style or self.config.style
         self.history_enabled = history
         self.slot = slot if slot is not None else ModelSlot(self.config, llm)
         size = getattr(getattr(workspace, "store", None), "chunk_count", lambda: 0)
@@ -199,7 +202,8 @@ class AnswerService:
             "first_token_ms": None,
             "total_ms": None,
         }
-        prompt = Prompt(question, language, self.style, asked.detail)
+        framed = QuotePrompt if self.style == "quote" else Prompt
+        prompt = framed(question, language, self.style, asked.detail)
         return Retrieved(
             question,
             searched,
@@ -350,9 +354,12 @@ class AnswerService:
         them)."""
         timing, limit = got.timing, self.config.time_limit_s
         deadline = time.monotonic() + limit if limit else None
-        chosen, messages = choose.choose_prompt(
-            model, got, excerpts, cancel=cancel, deadline=deadline
-        )
+        if self.style == "quote":  # the picks name the excerpt: nothing to choose first
+            chosen, messages = None, got.prompt.messages(excerpts)
+        else:
+            chosen, messages = choose.choose_prompt(
+                model, got, excerpts, cancel=cancel, deadline=deadline
+            )
         if got.found.confidence != "high" and self.config.pool_votes:  # on this workspace's scale
             asked = got.prompt.messages(excerpts)  # as the pool's were read: no excerpt named
             voted = self.votes.read(model, asked, got.language, cancel, deadline)
@@ -361,6 +368,14 @@ class AnswerService:
             if verdict.outcome == "not_found":
                 return replace(self._unsure(got, excerpts, verdict, on_token, t0), chosen=chosen)
         show = Shown(timing, t0, hedge, on_token)
+        if self.style == "quote":
+            quoted = quote_first(
+                model, got, excerpts, messages, show, cancel=cancel, deadline=deadline
+            )
+            if quoted is None:  # the model's own "not found": no line answers
+                verdict = decide(replace(got.evidence, read="not_found"))
+                return self._unsure(got, excerpts, verdict, on_token, t0)
+            return quoted
         factor = FULL_TOKENS_FACTOR if got.detail == "full" else 1
         written = write(
             model,

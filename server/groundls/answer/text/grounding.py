@@ -35,7 +35,13 @@ from collections.abc import Iterable
 
 from groundls.answer.text.citations import MARKER, stemmed_features
 from groundls.answer.text.language_checks import _all_meta_talk
-from groundls.answer.text.sentences import _FENCE, _LIST_HEAD, _drop_sentences, _units, code_blocks
+from groundls.answer.text.sentences import (
+    _FENCE,
+    _LIST_HEAD,
+    _drop_sentences,
+    code_blocks,
+    sentence_units,
+)
 from groundls.chunkers.textrules import is_cjk
 
 #: Content terms (words, names, numbers) an answer must take from the excerpts beyond the
@@ -205,7 +211,7 @@ def drop_unsupported(answer: str, evidence: Evidence) -> tuple[str, list[str]]:
             continue
         for line in group:
             kept = []
-            for unit in _units(line):
+            for unit in sentence_units(line):
                 gone = evidence.unsupported(unit)
                 if gone:
                     missing += gone

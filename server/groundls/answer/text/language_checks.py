@@ -6,7 +6,13 @@ import re
 
 from groundls.answer.stages.prompt import Language, detect_language
 from groundls.answer.text.citations import MARKER
-from groundls.answer.text.sentences import _CODE, _drop_sentences, _kept, _units, fenced_lines
+from groundls.answer.text.sentences import (
+    _CODE,
+    _drop_sentences,
+    _kept,
+    fenced_lines,
+    sentence_units,
+)
 from groundls.chunkers.textrules import english_words, reads_chinese
 
 
@@ -86,7 +92,9 @@ _META_THAT = re.compile(
 
 
 def _all_meta_talk(answer: str) -> bool:
-    units = [u for line in _CODE.sub(" ", answer).split("\n") for u in _units(line) if u.strip()]
+    units = [
+        u for line in _CODE.sub(" ", answer).split("\n") for u in sentence_units(line) if u.strip()
+    ]
     return bool(units) and all(talks_about_prompt(u) for u in units)
 
 
@@ -127,7 +135,7 @@ def drop_pasted_english(answer: str, language: Language) -> tuple[str, int]:
                 out.pop()
             if out and out[-1].rstrip().endswith((":", "：")):
                 # the sentence that announced it goes too; the line's others stay
-                out[-1] = "".join(_units(out[-1])[:-1]).rstrip()
+                out[-1] = "".join(sentence_units(out[-1])[:-1]).rstrip()
                 if not out[-1]:
                     out.pop()
             continue

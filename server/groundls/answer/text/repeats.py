@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from groundls.answer.text.citations import MARKER
-from groundls.answer.text.sentences import _drop_sentences, _units, fenced_lines
+from groundls.answer.text.sentences import _drop_sentences, fenced_lines, sentence_units
 from groundls.chunkers.textrules import display_width
 
 #: A unit of 6..80 characters repeated 4+ times at the end of the text: a token loop.
@@ -53,7 +53,7 @@ def _third_sentence(text: str) -> int | None:
     lines = text.split("\n")
     for line, fenced in zip(lines, fenced_lines(lines), strict=True):
         offset = at
-        for unit in [] if fenced else _units(line):
+        for unit in [] if fenced else sentence_units(line):
             if words := _wide_sentence(unit):
                 copies[words] = copies.get(words, 0) + 1
                 if copies[words] == 3:

@@ -50,7 +50,7 @@ _LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _TRAILING_ITEM = re.compile(r"(?:^|(?<=[：:。！？.!?]))\s*\d{1,3}[.)]\s*$")
 
 
-def _units(line: str) -> list[str]:
+def sentence_units(line: str) -> list[str]:
     """A line as its sentences, each with the spacing that followed it (they join back as is).
     A list item's number (``2. ``, ``3) ``) goes with the sentence after it, so a dropped item
     leaves no bare number behind."""
@@ -103,7 +103,7 @@ def _drop_sentences(
         if fenced:
             out.append(line)
             continue
-        units = _units(line)
+        units = sentence_units(line)
         after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
         announces = keep_announcing and bool(_LIST_HEAD.match(after) or _FENCE.match(after))
         kept = [
