@@ -81,9 +81,17 @@ def test_picks_are_shown_by_excerpt_in_reading_order_with_code_fenced():
     picks = [units[5], units[1], units[0]]
     groups = quotes.in_reading_order(picks)
     assert [[u.number for u in g] for g in groups] == [[6], [1, 2]]
-    text = quotes.quoted(groups)
-    assert text.startswith("```\n    return DEFAULT_REDIRECT_LIMIT  # 30\n```\n[2]")
+    text = quotes.quoted(groups, units)
+    # a code quote begins with its function's first line
+    assert text.startswith("```\ndef limit():\n    return DEFAULT_REDIRECT_LIMIT  # 30\n```\n[2]")
     assert text.endswith("run dpkg --search with its path. It prints the package name. [1]")
+
+
+def test_a_heading_is_no_line_to_pick():
+    text = "Managing Resources\n# Usage\nClose the file with ctx.call_on_close."
+    doc = Hit("a" * 16, "docs/r.md", 1, 3, "doc", "markdown", "doc", "Managing Resources", (), text)
+    units = quotes.units_of([Excerpt(1, doc, text)])
+    assert [u.text for u in units] == ["Close the file with ctx.call_on_close."]
 
 
 def _unit(text: str) -> Unit:

@@ -87,6 +87,13 @@ def write_lead(
     return Lead(text, translation)
 
 
+def _shingles(text: str, width: int = 12) -> set[str]:
+    """The text's ``width``-letter runs, spaces and case aside (a repeat in other spacing is
+    still a repeat)."""
+    flat = "".join(text.casefold().split()).rstrip(".。")
+    return {flat[i : i + width] for i in range(max(1, len(flat) - width + 1))}
+
+
 def _one_paragraph(text: str) -> str:
     """The reply's first paragraph, without citation markers or a list mark."""
     first = text.strip().split("\n\n", 1)[0]
@@ -109,4 +116,7 @@ def stands(
         return False
     if says_nothing(text, [question], [u.text for u in picks], translated=translation):
         return False
+    if any(_shingles(text) <= _shingles(u.text) for u in picks):
+        return False  # a pick said again: the quote already says it
+
     return not Evidence([*(u.text for u in picks), question]).unsupported(text)

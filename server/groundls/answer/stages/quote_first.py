@@ -37,15 +37,14 @@ def quote_first(
     """The answer as the picked lines, verbatim and cited, after a lead that stands; None when
     the model picked nothing (or was stopped before it picked)."""
     stats = GenerationStats()
-    picks = quotes.pick(
-        model, messages, quotes.units_of(excerpts), cancel=cancel, deadline=deadline, stats=stats
-    )
+    units = quotes.units_of(excerpts)
+    picks = quotes.pick(model, messages, units, cancel=cancel, deadline=deadline, stats=stats)
     timed(got.timing, stats)
     got.timing["pick_ms"] = round(stats.prefill_ms + stats.generate_ms, 1)
     if not picks:
         return None
     groups = quotes.in_reading_order(picks)
-    body = quotes.quoted(groups)
+    body = quotes.quoted(groups, units)
     show(body)
     started = time.perf_counter()
     lead = None

@@ -31,6 +31,7 @@ PICK_TOKENS = 24
 MIN_UNIT_CHARS = 4
 
 _TABLE_ROW = re.compile(r"^\s*\|")
+_HEADING = re.compile(r"^#{1,6}\s")
 _LETTERS = re.compile(r"[^\W_]", re.UNICODE)
 
 
@@ -52,11 +53,19 @@ def units_of(excerpts: Sequence[Excerpt]) -> list[Unit]:
     units: list[Unit] = []
     for e in excerpts:
         code = e.hit.kind == "code"
+        headings = {_plain(c) for c in (*e.hit.breadcrumb, e.hit.title) if c.strip()}
         for line in e.text.splitlines():
             for part in _parts(line, code):
-                if len(_LETTERS.findall(part)) >= MIN_UNIT_CHARS:
-                    units.append(Unit(len(units) + 1, e.n, part, code))
+                if len(_LETTERS.findall(part)) < MIN_UNIT_CHARS:
+                    continue
+                if not code and (_plain(part) in headings or _HEADING.match(part)):
+                    continue  # a heading names the section; the citation already does
+                units.append(Unit(len(units) + 1, e.n, part, code))
     return units
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.strip().strip("#¶ ").split()).casefold()
 
 
 def _parts(line: str, code: bool) -> list[str]:
@@ -197,14 +206,22 @@ def in_reading_order(picks: Sequence[Unit]) -> list[list[Unit]]:
     return [sorted((u for u in picks if u.excerpt == n), key=lambda u: u.number) for n in order]
 
 
-def quoted(groups: Sequence[Sequence[Unit]]) -> str:
+def quoted(groups: Sequence[Sequence[Unit]], units: Sequence[Unit] = ()) -> str:
     """The picks verbatim, each excerpt's cited once at its end: prose as a paragraph, code as
-    a fenced block."""
+    a fenced block that begins with its excerpt's first line (the function or class the lines
+    belong to, which the reader needs to know) and marks each gap with "…"."""
     blocks = []
     for group in groups:
         n = group[0].excerpt
         if group[0].code:
-            body = "\n".join(u.text for u in group)
+            first = next((u for u in units if u.excerpt == n), group[0])
+            lines, last = [], first.number - 1
+            for u in sorted({first, *group}, key=lambda u: u.number):
+                if u.number > last + 1:
+                    lines.append("    …")
+                lines.append(u.text)
+                last = u.number
+            body = "\n".join(lines)
             blocks.append(f"```\n{body}\n```\n[{n}]")
         else:
             blocks.append(" ".join(u.text for u in group) + f" [{n}]")
