@@ -173,3 +173,32 @@ def test_a_hedge_begins_the_quoted_answer():
     ans, seen = _answer(PickingModel([2], ""), hedge="Likely: ")
     assert ans.answer.startswith("Likely: It prints the package name. [1]")
     assert seen[0].startswith("Likely: ")
+
+
+def test_a_wrapped_paragraph_is_read_whole_before_it_is_split_into_sentences():
+    text = "The default is to split on\nwhitespace. Set the\nsplitter to change it.\n- an item\n  wrapped"
+    doc = Hit("b" * 16, "docs/e.rst", 1, 5, "doc", "rst", "doc", "t", (), text)
+    units = quotes.units_of([Excerpt(1, doc, text)])
+    assert [u.text for u in units] == [
+        "The default is to split on whitespace.",
+        "Set the splitter to change it.",
+        "- an item wrapped",
+    ]
+    japanese = "バージョンは整数として\n比較されます。"
+    doc = Hit("c" * 16, "first.ja.md", 1, 2, "doc", "markdown", "doc", "t", (), japanese)
+    assert [u.text for u in quotes.units_of([Excerpt(1, doc, japanese)])] == [
+        "バージョンは整数として比較されます。"
+    ]
+
+
+def test_a_pick_that_announces_a_list_brings_the_list():
+    text = "比較のルールは以下のとおりです:\n- 数字は整数として比較します\n- 文字は ASCII 順です\n\n別の段落です。"
+    doc = Hit("d" * 16, "first.ja.md", 1, 5, "doc", "markdown", "doc", "t", (), text)
+    units = quotes.units_of([Excerpt(1, doc, text)])
+    picked = quotes.with_what_follows([units[0]], units)
+    assert [u.text for u in picked] == [
+        "比較のルールは以下のとおりです:",
+        "- 数字は整数として比較します",
+        "- 文字は ASCII 順です",
+    ]
+    assert quotes.with_what_follows([units[3]], units) == [units[3]]

@@ -43,8 +43,8 @@ def quote_first(
     got.timing["pick_ms"] = round(stats.prefill_ms + stats.generate_ms, 1)
     if not picks:
         return None
-    groups = quotes.in_reading_order(picks)
-    body = quotes.quoted(groups, units)
+    groups = quotes.in_reading_order(quotes.with_what_follows(picks, units))
+    body = quotes.quoted(groups, units, _signatures(excerpts))
     show(body)
     started = time.perf_counter()
     lead = None
@@ -86,6 +86,15 @@ def _with_lead(body: str, lead: leads.Lead | None, first: int, language: str) ->
 
 def _marked(lead: leads.Lead, language: str) -> str:
     return f"{say(leads.TRANSLATION_MARK, language)} {lead.text}"
+
+
+def _signatures(excerpts: list[Excerpt]) -> dict[int, str]:
+    """Each code excerpt's chunk's first line: the function or class its quoted lines are of."""
+    out = {}
+    for e in excerpts:
+        if e.hit.kind == "code":
+            out[e.n] = next((ln.rstrip() for ln in e.hit.text.splitlines() if ln.strip()), "")
+    return out
 
 
 def _citations(excerpts: list[Excerpt], groups: list[list[quotes.Unit]]) -> list[Citation]:

@@ -11,6 +11,7 @@ is constrained by a grammar to a JSON array of those numbers (empty: none answer
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -32,35 +33,43 @@ MIN_UNIT_CHARS = 4
 
 _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^#{1,6}\s")
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
+_WIDE = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
+#: A pick that ends so announces what follows it ("as follows:", 「以下のとおりです:」).
+_ANNOUNCES = re.compile(r"[:：]\s*$")
+#: The units a pick that announces a list brings with it, at most.
+FOLLOWING = 6
 _LETTERS = re.compile(r"[^\W_]", re.UNICODE)
 
 
 @dataclass(frozen=True)
 class Unit:
     """One line of an excerpt the model may pick: its number (from 1, across the excerpts), the
-    excerpt it belongs to, its text and whether it is code."""
+    excerpt it belongs to, its text, whether it is code, and whether it is a list item or table
+    row (what a sentence ending in a colon announces)."""
 
     number: int
     excerpt: int
     text: str
     code: bool
+    item: bool = False
 
 
 def units_of(excerpts: Sequence[Excerpt]) -> list[Unit]:
     """The excerpts' units in order: a line of code, a table row or list item whole, a prose
-    line split into its sentences; the "…" between an excerpt's focused parts and lines that
-    say nothing on their own are left out."""
+    paragraph (its lines joined, as a wrapped manual writes them) split into its sentences;
+    headings, the "…" between an excerpt's focused parts and lines that say nothing on their
+    own are left out."""
     units: list[Unit] = []
     for e in excerpts:
         code = e.hit.kind == "code"
         headings = {_plain(c) for c in (*e.hit.breadcrumb, e.hit.title) if c.strip()}
-        for line in e.text.splitlines():
-            for part in _parts(line, code):
-                if len(_LETTERS.findall(part)) < MIN_UNIT_CHARS:
-                    continue
-                if not code and (_plain(part) in headings or _HEADING.match(part)):
-                    continue  # a heading names the section; the citation already does
-                units.append(Unit(len(units) + 1, e.n, part, code))
+        for part, item in _parts(e.text, code):
+            if len(_LETTERS.findall(part)) < MIN_UNIT_CHARS:
+                continue
+            if not code and (_plain(part) in headings or _HEADING.match(part)):
+                continue  # a heading names the section; the citation already does
+            units.append(Unit(len(units) + 1, e.n, part, code, item))
     return units
 
 
@@ -68,15 +77,49 @@ def _plain(text: str) -> str:
     return " ".join(text.strip().strip("#¶ ").split()).casefold()
 
 
-def _parts(line: str, code: bool) -> list[str]:
-    """A line as the units it holds: code and table rows as they are, prose by sentence."""
-    if not line.strip() or line.strip() == "…":
-        return []
+def _parts(text: str, code: bool) -> list[tuple[str, bool]]:
+    """An excerpt's text as (unit, is an item): code line by line, table rows and list items
+    whole, prose by sentence within its paragraphs."""
     if code:
-        return [line.rstrip()]
-    if _TABLE_ROW.match(line):
-        return [line.strip()]
-    return [s.strip() for s in sentence_units(line) if s.strip()]
+        return [
+            (line.rstrip(), False) for line in text.splitlines() if line.strip() not in ("", "…")
+        ]
+    out: list[tuple[str, bool]] = []
+    for block, item in _paragraphs(text):
+        if item:
+            out.append((block, True))
+        else:
+            out += [(u.strip(), False) for u in sentence_units(block) if u.strip()]
+    return out
+
+
+def _paragraphs(text: str) -> list[tuple[str, bool]]:
+    """Prose as its paragraphs, a wrapped line joined to the one before (with a space between
+    Latin letters, none between Japanese ones); a list item or table row is a paragraph of its
+    own, and a list item's wrapped lines join it."""
+    out: list[tuple[str, bool]] = []
+    open_ = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line == "…" or _HEADING.match(line):
+            open_ = False
+            if line:
+                out.append((line, False))
+            continue
+        if _TABLE_ROW.match(line):
+            out.append((line, True))
+            open_ = False
+        elif _LIST_ITEM.match(line):
+            out.append((line, True))
+            open_ = True
+        elif open_ and out:
+            before, item = out[-1]
+            glue = "" if _WIDE.match(before[-1:]) and _WIDE.match(line[:1]) else " "
+            out[-1] = (before + glue + line, item)
+        else:
+            out.append((line, False))
+            open_ = True
+    return out
 
 
 # --- the prompt ---------------------------------------------------------------------------------
@@ -198,6 +241,20 @@ def pick(
     return [by_number[n] for n in read_picks(reply, len(units))]
 
 
+def with_what_follows(picks: Sequence[Unit], units: Sequence[Unit]) -> list[Unit]:
+    """The picks, each that announces what follows it (it ends in a colon) with the list items
+    after it in its excerpt, or the one sentence after it when no list follows (up to
+    :data:`FOLLOWING`): "the rules are as follows:" alone states no rule."""
+    out = list(picks)
+    for pick in picks:
+        if pick.code or not _ANNOUNCES.search(pick.text):
+            continue
+        after = [u for u in units if u.excerpt == pick.excerpt and u.number > pick.number]
+        items = list(itertools.takewhile(lambda u: u.item, after))[:FOLLOWING]
+        out += [u for u in (items or after[:1]) if u not in out]
+    return out
+
+
 def in_reading_order(picks: Sequence[Unit]) -> list[list[Unit]]:
     """The picks as the answer shows them: grouped by excerpt (the excerpt of the first pick
     first), in each excerpt in the order its lines come, adjacent lines of one excerpt kept
@@ -206,10 +263,16 @@ def in_reading_order(picks: Sequence[Unit]) -> list[list[Unit]]:
     return [sorted((u for u in picks if u.excerpt == n), key=lambda u: u.number) for n in order]
 
 
-def quoted(groups: Sequence[Sequence[Unit]], units: Sequence[Unit] = ()) -> str:
+def quoted(
+    groups: Sequence[Sequence[Unit]],
+    units: Sequence[Unit] = (),
+    signatures: dict[int, str] | None = None,
+) -> str:
     """The picks verbatim, each excerpt's cited once at its end: prose as a paragraph, code as
-    a fenced block that begins with its excerpt's first line (the function or class the lines
-    belong to, which the reader needs to know) and marks each gap with "…"."""
+    a fenced block that begins with its chunk's first line (``signatures`` by excerpt: the
+    function or class the lines belong to, which the reader needs to know) and marks each gap
+    with "…"."""
+    signatures = signatures or {}
     blocks = []
     for group in groups:
         n = group[0].excerpt
@@ -221,6 +284,9 @@ def quoted(groups: Sequence[Sequence[Unit]], units: Sequence[Unit] = ()) -> str:
                     lines.append("    …")
                 lines.append(u.text)
                 last = u.number
+            signature = signatures.get(n, "")
+            if signature and signature.strip() != lines[0].strip():
+                lines.insert(0, signature if lines[0].strip() == "…" else signature + "\n    …")
             body = "\n".join(lines)
             blocks.append(f"```\n{body}\n```\n[{n}]")
         else:
