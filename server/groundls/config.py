@@ -168,9 +168,9 @@ class Config:
             config.answer.detail = "brief"
         if config.answer.style not in ANSWER_STYLES:
             warnings.append(
-                f"groundls.answer.style: must be one of {', '.join(ANSWER_STYLES)}; using quote"
+                f"groundls.answer.style: must be one of {', '.join(ANSWER_STYLES)}; using text"
             )
-            config.answer.style = "quote"
+            config.answer.style = "text"
         if config.log_level not in LOG_LEVELS:
             warnings.append(
                 f"groundls.logLevel: must be one of {', '.join(LOG_LEVELS)}; using info"

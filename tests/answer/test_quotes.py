@@ -202,3 +202,13 @@ def test_a_pick_that_announces_a_list_brings_the_list():
         "- 文字は ASCII 順です",
     ]
     assert quotes.with_what_follows([units[3]], units) == [units[3]]
+
+
+def test_the_answer_style_is_a_setting_and_a_bad_one_warns():
+    from groundls.config import Config
+
+    config, warnings = Config.from_dict({"answer": {"style": "quote"}})
+    assert config.answer.style == "quote" and not warnings
+    config, warnings = Config.from_dict({"answer": {"style": "poem"}})
+    assert config.answer.style == "text" and "answer.style" in warnings[0]
+    assert Config.from_dict({})[0].answer.style == "text"
