@@ -2,7 +2,7 @@
 
 Usage (from the repo, with the venv's python):
     python scripts/lab/bench_answers.py [--sets click,click-ja,ja] [--limit N] [--ids a,b]
-        [--context-tokens N] [--style text|json] [--extractive] [--cancel N]
+        [--context-tokens N] [--style quote|text|json] [--extractive] [--cancel N]
         [--index-root DIR] [--out results.jsonl]
     python scripts/lab/bench_answers.py --prefill    # prompt reading by tokens per compute call
 
@@ -23,6 +23,10 @@ through the workspace's answer service with the real default model, as a user's 
                          excerpts shown (what the model could cite)
   language match         answer language == question language
   not found              unanswerable questions answered "not found"; answerable ones refused
+  facts                  answerable questions by the facts they must state (sets/facts/<set>.jsonl,
+                         see answer_facts.py): correct / partial / wrong / refused, the share whose
+                         excerpts as the model read them held every fact, and of those answered,
+                         how many stated them (the answer stage's own figure)
   hedged                 answers that begin "Likely:"/「推測ですが」 (search confidence low), of the
                          answerable and of the unanswerable questions
 

@@ -59,12 +59,6 @@ from groundls.search.offtopic import Standing
 
 log = logging.getLogger("groundls.answer")
 
-#: How the model is asked to answer (``answer.style``, :data:`groundls.config.ANSWER_STYLES`):
-#: "quote": it picks the excerpts' lines that answer, shown verbatim and cited after a checked lead
-#: (:mod:`.stages.quote_first`). "text": prose with inline [n], streamed as is, citations parsed
-#: from the text. "json": {answer, citations, found} under a JSON-schema grammar, the "answer"
-#: value extracted from the partial JSON while it streams.
-
 
 __all__ = ["FIRST_CONTEXT_TOKENS", "MIN_CONTEXT_TOKENS", "AnswerService", "Retriever"]
 
@@ -354,12 +348,9 @@ class AnswerService:
         them)."""
         timing, limit = got.timing, self.config.time_limit_s
         deadline = time.monotonic() + limit if limit else None
-        if self.style == "quote":  # the picks name the excerpt: nothing to choose first
-            chosen, messages = None, got.prompt.messages(excerpts)
-        else:
-            chosen, messages = choose.choose_prompt(
-                model, got, excerpts, cancel=cancel, deadline=deadline
-            )
+        chosen, messages = choose.choose_prompt(
+            model, got, excerpts, cancel=cancel, deadline=deadline
+        )
         if got.found.confidence != "high" and self.config.pool_votes:  # on this workspace's scale
             asked = got.prompt.messages(excerpts)  # as the pool's were read: no excerpt named
             voted = self.votes.read(model, asked, got.language, cancel, deadline)
@@ -368,37 +359,23 @@ class AnswerService:
             if verdict.outcome == "not_found":
                 return replace(self._unsure(got, excerpts, verdict, on_token, t0), chosen=chosen)
         show = Shown(timing, t0, hedge, on_token)
-        if self.style == "quote":
-            quoted = quote_first(
+        if self.style == "quote":  # picked lines; none picked is the model's own "not found"
+            ans = quote_first(
                 model, got, excerpts, messages, show, cancel=cancel, deadline=deadline
             )
-            if quoted is None:  # the model's own "not found": no line answers
-                verdict = decide(replace(got.evidence, read="not_found"))
-                return self._unsure(got, excerpts, verdict, on_token, t0)
-            return quoted
+            verdict = decide(replace(got.evidence, read="not_found"))
+            return ans or self._unsure(got, excerpts, verdict, on_token, t0)
         factor = FULL_TOKENS_FACTOR if got.detail == "full" else 1
+        max_tokens = self.config.max_tokens * factor
         written = write(
-            model,
-            messages,
-            excerpts,
-            got.language,
-            show,
-            style=self.style,
-            max_tokens=self.config.max_tokens * factor,
-            cancel=cancel,
-            deadline=deadline,
-        )
+            model, messages, excerpts, got.language, show,
+            style=self.style, max_tokens=max_tokens, cancel=cancel, deadline=deadline,
+        )  # fmt: skip
         timed(timing, written.stats)
         checked = check(
-            written,
-            got.question,
-            got.language,
-            excerpts,
-            style=self.style,
-            hedge=hedge,
-            show=show,
-            after=got.hits,
-        )
+            written, got.question, got.language, excerpts,
+            style=self.style, hedge=hedge, show=show, after=got.hits,
+        )  # fmt: skip
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
             ans = self._cannot_stand(got, excerpts, fallback, on_token, t0)

@@ -110,6 +110,8 @@ def choose_prompt(
     """The excerpt the model reads as the answer, from the prompt it then answers (the prompt
     read stays in its cache), and the prompt it writes from: a later excerpt is named to it."""
     messages = got.prompt.messages(excerpts)
+    if got.prompt.style == "quote":  # the lines it picks name their excerpts: nothing to choose
+        return None, messages
     chose = time.perf_counter()
     choice = choose(model, messages, got.language, len(excerpts), cancel=cancel, deadline=deadline)
     got.timing["choose_ms"] = ms_since(chose)
