@@ -161,22 +161,21 @@ class Config:
     def from_dict(cls, data: Any) -> tuple[Config, list[str]]:
         """Build a config from camelCase or snake_case keys; return it with warnings for bad values."""
         config, warnings = structure_lenient(cls, data, "groundls")
-        if config.answer.detail not in ANSWER_DETAILS:
-            warnings.append(
-                f"groundls.answer.detail: must be one of {', '.join(ANSWER_DETAILS)}; using brief"
-            )
-            config.answer.detail = "brief"
-        if config.answer.style not in ANSWER_STYLES:
-            warnings.append(
-                f"groundls.answer.style: must be one of {', '.join(ANSWER_STYLES)}; using text"
-            )
-            config.answer.style = "text"
-        if config.log_level not in LOG_LEVELS:
-            warnings.append(
-                f"groundls.logLevel: must be one of {', '.join(LOG_LEVELS)}; using info"
-            )
-            config.log_level = "info"
+        answer = config.answer
+        answer.detail = _one_of(warnings, "answer.detail", answer.detail, ANSWER_DETAILS, "brief")
+        answer.style = _one_of(warnings, "answer.style", answer.style, ANSWER_STYLES, "text")
+        config.log_level = _one_of(warnings, "logLevel", config.log_level, LOG_LEVELS, "info")
         return config, warnings
+
+
+def _one_of(
+    warnings: list[str], key: str, value: str, allowed: tuple[str, ...], default: str
+) -> str:
+    """``value`` when it is one of ``allowed``, else ``default``, with a warning."""
+    if value in allowed:
+        return value
+    warnings.append(f"groundls.{key}: must be one of {', '.join(allowed)}; using {default}")
+    return default
 
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
