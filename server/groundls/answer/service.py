@@ -363,8 +363,10 @@ class AnswerService:
             ans = quote_first(
                 model, got, excerpts, messages, show, cancel=cancel, deadline=deadline
             )
+            if ans is not None:
+                return ans
             verdict = decide(replace(got.evidence, read="not_found"))
-            return ans or self._unsure(got, excerpts, verdict, on_token, t0)
+            return self._unsure(got, excerpts, verdict, on_token, t0)
         factor = FULL_TOKENS_FACTOR if got.detail == "full" else 1
         max_tokens = self.config.max_tokens * factor
         written = write(

@@ -14,10 +14,11 @@ from typing import Any
 from groundls.answer.model.runtime import GenerationStats
 from groundls.answer.model.thinking import without_thinking
 from groundls.answer.stages.prompt import Language, detect_language
-from groundls.answer.stages.quotes import Unit, language_name
+from groundls.answer.stages.quotes import Unit
 from groundls.answer.text.citations import MARKER
 from groundls.answer.text.grounding import Evidence, says_nothing
 from groundls.answer.text.language_checks import written_in
+from groundls.answer.text.wording import LANGUAGE_NAMES
 
 #: Tokens a lead may take: one sentence (Japanese takes about a token a letter).
 LEAD_TOKENS = 90
@@ -59,17 +60,18 @@ def write_lead(
     *,
     cancel: threading.Event | None = None,
     deadline: float | None = None,
-    stats: GenerationStats | None = None,
 ) -> Lead | None:
     """The lead over ``picks`` (a translation when they are in another language than the
     question), or None when what the model wrote cannot stand (see the module's rules)."""
     translation = sources_language(picks) != language
-    ask = (_TRANSLATE if translation else _ANSWER).replace("{language}", language_name(language))
+    name = LANGUAGE_NAMES.get(language, "English")
+    ask = (_TRANSLATE if translation else _ANSWER).replace("{language}", name)
     lines = "\n".join(f"- {u.text}" for u in picks)
     messages = [
         {"role": "system", "content": _SYSTEM},
         {"role": "user", "content": f"Quoted lines:\n{lines}\n\nQuestion:\n{question}\n\n{ask}"},
     ]
+    stats = GenerationStats()
     pieces = model.stream(
         messages,
         max_tokens=LEAD_TOKENS,
@@ -80,7 +82,7 @@ def write_lead(
         no_leading_bracket=True,
     )
     text = _one_paragraph("".join(without_thinking(pieces)))
-    if stats is not None and stats.stop_reason not in ("stop", ""):
+    if stats.stop_reason not in ("stop", ""):
         return None  # cut: half a sentence is not a lead
     if not stands(text, question, language, picks, translation=translation):
         return None
@@ -118,5 +120,4 @@ def stands(
         return False
     if any(_shingles(text) <= _shingles(u.text) for u in picks):
         return False  # a pick said again: the quote already says it
-
     return not Evidence([*(u.text for u in picks), question]).unsupported(text)

@@ -56,14 +56,13 @@ def quote_first(
             [u for group in groups for u in group],
             cancel=cancel,
             deadline=deadline,
-            stats=GenerationStats(),
         )
     got.timing["lead_ms"] = ms_since(started)
     text = _with_lead(body, lead, groups[0][0].excerpt, got.language)
     if lead is not None:
         show("\n\n" + (_marked(lead, got.language) if lead.translation else lead.text))
     return Answer(
-        show.hedge + text if show.hedge else text,
+        show.hedge + text,
         True,
         got.language,
         "llm",

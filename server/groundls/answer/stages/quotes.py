@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundls.answer.model.runtime import GenerationStats
-from groundls.answer.stages.prompt import Excerpt, Language, Prompt, excerpt_header
-from groundls.answer.text.sentences import sentence_units
-from groundls.answer.text.wording import LANGUAGE_NAMES
+from groundls.answer.stages.prompt import Excerpt, Prompt, excerpt_header
+from groundls.answer.text.sentences import _LIST_HEAD, sentence_units
+from groundls.chunkers.textrules import CJK_TEXT
 
 #: The most lines a reply may pick: an answer is a few lines, not a section.
 MAX_PICKS = 4
@@ -33,8 +33,7 @@ MIN_UNIT_CHARS = 4
 
 _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^#{1,6}\s")
-_LIST_ITEM = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
-_WIDE = re.compile(r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]")
+_WIDE = re.compile(f"[{CJK_TEXT}]")
 #: A pick that ends so announces what follows it ("as follows:", 「以下のとおりです:」).
 _ANNOUNCES = re.compile(r"[:：]\s*$")
 #: The units a pick that announces a list brings with it, at most.
@@ -109,7 +108,7 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
         if _TABLE_ROW.match(line):
             out.append((line, True))
             open_ = False
-        elif _LIST_ITEM.match(line):
+        elif _LIST_HEAD.match(line):
             out.append((line, True))
             open_ = True
         elif open_ and out:
@@ -292,7 +291,3 @@ def quoted(
         else:
             blocks.append(" ".join(u.text for u in group) + f" [{n}]")
     return "\n\n".join(blocks)
-
-
-def language_name(language: Language) -> str:
-    return LANGUAGE_NAMES.get(language, "English")
