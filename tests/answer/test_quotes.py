@@ -212,3 +212,21 @@ def test_the_answer_style_is_a_setting_and_a_bad_one_warns():
     config, warnings = Config.from_dict({"answer": {"style": "poem"}})
     assert config.answer.style == "text" and "answer.style" in warnings[0]
     assert Config.from_dict({})[0].answer.style == "text"
+
+
+def test_a_footnote_mark_in_prose_is_no_citation_and_a_colon_before_it_still_announces():
+    text = "バージョン文字列[18]は次のように比較できます: [77]\n- dpkg --compare-versions を使う"
+    doc = Hit("e" * 16, "first.ja.md", 1, 2, "doc", "markdown", "doc", "t", (), text)
+    units = quotes.units_of([Excerpt(1, doc, text)])
+    assert units[0].text == "バージョン文字列は次のように比較できます:"
+    assert quotes.with_what_follows([units[0]], units) == units
+    # code keeps its brackets: they are the code's
+    assert quotes.units_of(excerpts())[-1].text.endswith("# 30")
+    code = "x = args[1]\n"
+    assert quotes.units_of([Excerpt(1, hit(3, code, "code"), code)])[0].text == "x = args[1]"
+
+
+def test_a_hedge_before_a_quoted_code_block_stands_on_its_own_line():
+    ans, seen = _answer(PickingModel([6], ""), hedge="Likely: ")
+    assert ans.answer.startswith("Likely:\n\n```\ndef limit():")
+    assert seen[0].startswith("Likely:\n\n```\ndef limit():") and seen[0].count("Likely") == 1

@@ -45,7 +45,7 @@ def quote_first(
         return None
     groups = quotes.in_reading_order(quotes.with_what_follows(picks, units))
     body = quotes.quoted(groups, units, _signatures(excerpts))
-    show(body)
+    show(_hedged(show.hedge, body))
     started = time.perf_counter()
     lead = None
     if not (cancel is not None and cancel.is_set()):
@@ -62,7 +62,7 @@ def quote_first(
     if lead is not None:
         show("\n\n" + (_marked(lead, got.language) if lead.translation else lead.text))
     return Answer(
-        show.hedge + text,
+        _hedged(show.hedge, text),
         True,
         got.language,
         "llm",
@@ -72,6 +72,14 @@ def quote_first(
         repairs={"quoted_lines": len(picks), "lead": int(lead is not None)},
         chosen=groups[0][0].excerpt,
     )
+
+
+def _hedged(hedge: str, text: str) -> str:
+    """``text`` after the hedge of an unsure search, on a line of its own before a code block (a
+    fence opens only at a line's start)."""
+    if not hedge:
+        return text
+    return f"{hedge.rstrip()}\n\n{text}" if text.startswith("```") else hedge + text
 
 
 def _with_lead(body: str, lead: leads.Lead | None, first: int, language: str) -> str:

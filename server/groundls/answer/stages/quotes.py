@@ -21,6 +21,7 @@ from typing import Any
 
 from groundls.answer.model.runtime import GenerationStats
 from groundls.answer.stages.prompt import Excerpt, Prompt, excerpt_header
+from groundls.answer.text.citations import MARKER
 from groundls.answer.text.sentences import _LIST_HEAD, sentence_units
 from groundls.chunkers.textrules import CJK_TEXT
 
@@ -34,6 +35,7 @@ MIN_UNIT_CHARS = 4
 _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^#{1,6}\s")
 _WIDE = re.compile(f"[{CJK_TEXT}]")
+_SPACES = re.compile(r"[ \t]{2,}")
 #: A pick that ends so announces what follows it ("as follows:", 「以下のとおりです:」).
 _ANNOUNCES = re.compile(r"[:：]\s*$")
 #: The units a pick that announces a list brings with it, at most.
@@ -64,6 +66,8 @@ def units_of(excerpts: Sequence[Excerpt]) -> list[Unit]:
         code = e.hit.kind == "code"
         headings = {_plain(c) for c in (*e.hit.breadcrumb, e.hit.title) if c.strip()}
         for part, item in _parts(e.text, code):
+            if not code:  # a footnote's [18] would read as a citation of an excerpt
+                part = _SPACES.sub(" ", MARKER.sub("", part)).strip()
             if len(_LETTERS.findall(part)) < MIN_UNIT_CHARS:
                 continue
             if not code and (_plain(part) in headings or _HEADING.match(part)):
