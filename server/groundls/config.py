@@ -147,6 +147,14 @@ class Config:
     embedders: str = "default"
     #: Level of the log sent to the client: error, warning, info or debug.
     log_level: str = "info"
+    #: The editor's own requests, served from the index (each can be turned off; off in the
+    #: initializationOptions, the server does not offer it): the symbol picker as search,
+    #: references, definitions from the docs, code lenses, code actions (docs/EDITORS.md).
+    symbols: bool = True
+    references: bool = True
+    definition: bool = True
+    code_lens: bool = True
+    code_actions: bool = True
     search: SearchConfig = field(default_factory=SearchConfig)
     hover: HoverConfig = field(default_factory=HoverConfig)
     answer: AnswerConfig = field(default_factory=AnswerConfig)

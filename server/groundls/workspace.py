@@ -50,6 +50,7 @@ from groundls.results import (
     WorkspaceError,
 )
 from groundls.search.fusion import best_of
+from groundls.search.links import Links
 from groundls.search.offtopic import Standing
 from groundls.search.searcher import Searcher
 
@@ -58,6 +59,7 @@ from groundls.search.searcher import Searcher
 __all__ = [
     "CHUNK_ID_RE",
     "KINDS",
+    "Links",
     "RayPlan",
     "RayUnavailable",
     "StoreUnavailable",

@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from groundls import __version__
 from groundls.lsp import hover as lsp_hover
+from groundls.lsp import symbols
 from groundls.lsp.commands import COMMANDS, Command
 from groundls.lsp.folders import Folder
 from groundls.lsp.server import GroundServer
@@ -25,6 +26,9 @@ log = logging.getLogger("groundls.lsp")
 
 #: Seconds to wait for the client's answer to workspace/configuration before using defaults.
 CONFIG_TIMEOUT_S = 5.0
+#: The editor's standard requests beyond hover, one module each: its ``METHODS``, the
+#: ``SETTING`` that turns it off and its ``register``.
+SURFACES: tuple[Any, ...] = (symbols,)
 
 
 def create_server() -> GroundServer:
@@ -47,6 +51,7 @@ def create_server() -> GroundServer:
             folder = ls.make_folder(wf.uri, wf.name)
             if folder is not None:
                 ls.folders.add(folder)
+        _offer_surfaces(ls)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: GroundServer, params: types.InitializedParams) -> None:
@@ -156,8 +161,19 @@ def create_server() -> GroundServer:
         ls.shutdown_requested = True
         await asyncio.get_running_loop().run_in_executor(None, ls.stop_all)
 
+    for surface in SURFACES:
+        surface.register(server)
     _register_commands(server)
     return server
+
+
+def _offer_surfaces(ls: GroundServer) -> None:
+    """Offer only the surfaces the settings keep on: pygls lists the capabilities of the
+    features registered when ``initialize`` returns."""
+    for surface in SURFACES:
+        if not getattr(ls.config, surface.SETTING, True):
+            for method in surface.METHODS:
+                ls.protocol.fm.features.pop(method, None)
 
 
 def _register_commands(server: GroundServer) -> None:

@@ -135,14 +135,23 @@ def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def usage(store: Store, own: Hit, rowid: int, symbol: str) -> Usage:
-    """Where the code chunk ``own`` (chunk ``rowid``, defining ``symbol``) is tested and used."""
+def usage(
+    store: Store,
+    own: Hit,
+    rowid: int,
+    symbol: str,
+    *,
+    candidates: int = USE_CANDIDATES,
+    kept: int = KEPT,
+) -> Usage:
+    """Where the code chunk ``own`` (chunk ``rowid``, defining ``symbol``) is tested and used:
+    of the first ``candidates`` code chunks that hold its name, ``kept`` tests and callers."""
     name = called_name(own, symbol)
     if own.kind != "code" or len(name) < 2:
         return Usage()
     expression = match_expression([index_terms(name)])
-    rows = [r for r, _ in store.keyword(expression, USE_CANDIDATES, SearchFilters(kinds=("code",)))]
-    rows = [r for r in rows if r != rowid]
+    found = store.keyword(expression, candidates, SearchFilters(kinds=("code",)))
+    rows = [r for r, _ in found if r != rowid]
     reaching: set[str] | None = None  # read once, when a call on an object needs it
     # a type is called by its own name, and a name of several words is seldom another's
     specific = own.text_type == "class" or len(split_identifier(name)) >= 2
@@ -182,12 +191,9 @@ def usage(store: Store, own: Hit, rowid: int, symbol: str) -> Usage:
             else:
                 (calling if _test_shaped(test_name) else helpers).append(hit)
     callers = _one_each(callers)
-    return Usage(
-        tests=tuple(_one_each(named + calling + helpers)[:KEPT]),
-        callers=tuple(callers[:KEPT]),
-        called=len(callers),
-        more=len(rows) + 1 >= USE_CANDIDATES and bool(callers),
-    )
+    tests = _one_each(named + calling + helpers)
+    more = len(found) >= candidates and bool(callers)
+    return Usage(tuple(tests[:kept]), tuple(callers[:kept]), len(callers), more)
 
 
 def _one_each(hits: list[Hit]) -> list[Hit]:
