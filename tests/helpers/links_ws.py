@@ -180,14 +180,17 @@ def rel_of(server: RawServer, location: dict[str, Any]) -> str:
 
 
 def position(server: RawServer, rel: str, needle: str, nth: int = 0) -> dict[str, int]:
-    """The position of the ``nth`` occurrence of ``needle`` in a workspace file."""
+    """The position of the ``nth`` occurrence of ``needle`` in a workspace file: where its
+    ``|`` stands (``def apply|_discount``), else on its second character."""
+    cursor = needle.find("|")
+    needle = needle.replace("|", "")
     lines = (server.root / rel).read_text().splitlines()  # type: ignore[attr-defined]
     seen = 0
     for n, line in enumerate(lines):
         at = line.find(needle)
         while at >= 0:
             if seen == nth:
-                return {"line": n, "character": at + 1}
+                return {"line": n, "character": at + (cursor if cursor >= 0 else 1)}
             seen += 1
             at = line.find(needle, at + 1)
     raise AssertionError(f"{needle!r} not in {rel}")

@@ -36,6 +36,8 @@ class Places:
 
     definition: Hit
     symbol: str
+    #: the name the code calls it by (its type's for a constructor)
+    name: str = ""
     callers: tuple[Hit, ...] = ()
     tests: tuple[Hit, ...] = ()
     docs: tuple[Hit, ...] = ()
@@ -89,6 +91,7 @@ class Links:
         return Places(
             definition,
             symbol,
+            called_name(definition, symbol) or symbol,
             used.callers,
             used.tests,
             tuple(docs[:limit]),
