@@ -73,6 +73,8 @@ async def test_every_command_is_listed_in_execute_command_provider(session: Sess
         "groundls.history",
         "groundls.documentText",
         "groundls.deleteHistory",
+        "groundls.related",
+        "groundls.askInDocument",
     }
     assert session.init_result.capabilities.hover_provider
 

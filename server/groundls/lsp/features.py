@@ -12,7 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from groundls import __version__
-from groundls.lsp import definition, references, symbols
+from groundls.lsp import actions, definition, lenses, references, symbols
 from groundls.lsp import hover as lsp_hover
 from groundls.lsp.commands import COMMANDS, Command
 from groundls.lsp.folders import Folder
@@ -28,7 +28,7 @@ log = logging.getLogger("groundls.lsp")
 CONFIG_TIMEOUT_S = 5.0
 #: The editor's standard requests beyond hover, one module each: its ``METHODS``, the
 #: ``SETTING`` that turns it off and its ``register``.
-SURFACES: tuple[Any, ...] = (symbols, references, definition)
+SURFACES: tuple[Any, ...] = (symbols, references, definition, lenses, actions)
 
 
 def create_server() -> GroundServer:

@@ -89,6 +89,8 @@ class Folder:
         self._deep_sink: JobSink | None = None
         #: (filled, wanted) while the deep tier fills: counted once, then advanced per slice
         self._deep_counts = (0, 0)
+        #: counts the index jobs done: what was read from the index before a change is stale
+        self.generation = 0
         self._thread = threading.Thread(
             target=self._run, name=f"groundls-index:{name}", daemon=True
         )
@@ -221,6 +223,7 @@ class Folder:
             try:
                 run = self._full_index if kind == "full" else self._index_paths
                 report = run(payload)
+                self.generation += 1
                 self._deep_due = True
             except Exception as exc:  # noqa: BLE001 - one failed job must not kill the folder
                 log.exception("%s: indexing failed", self.name)
