@@ -100,9 +100,12 @@ def find(folders: list[Folder], query: str, k: int, cancel: threading.Event) -> 
         assert folder.workspace is not None
         found = folder.workspace.search(query, SearchFilters(k=k), cancel)
         groups.append((folder, found))
-    seen = {(f.name, h.chunk_id) for f, h in exact[:EXACT]}
-    ranked = [(f, h) for f, h in best_of(groups, k) if (f.name, h.chunk_id) not in seen]
-    return [information(f, h) for f, h in (exact[:EXACT] + ranked)[:CAP]]
+    exact = list({(f.name, h.path, h.title): (f, h) for f, h in exact}.values())[:EXACT]
+    seen = {(f.name, h.chunk_id) for f, h in exact}
+    # one folder: in the search's own order; several: best score first
+    merged = [(groups[0][0], h) for h in groups[0][1]] if len(groups) == 1 else best_of(groups, k)
+    ranked = [(f, h) for f, h in merged[:k] if (f.name, h.chunk_id) not in seen]
+    return [information(f, h) for f, h in (exact + ranked)[:CAP]]
 
 
 class SymbolSearch:
