@@ -135,6 +135,7 @@ def start(tmp: Path, init_options: Any = None, extra: dict[str, str] | None = No
     root = write_workspace(tmp / "ws", extra)
     server = RawServer(tmp / "index", cwd=tmp)
     server.root = root  # type: ignore[attr-defined]
+    server.index_dir = tmp / "index"  # type: ignore[attr-defined]
     msg_id = server.request(
         "initialize",
         {

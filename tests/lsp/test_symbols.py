@@ -4,7 +4,12 @@ path, superseded and cancelled queries answered without their work, bad queries 
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -47,15 +52,21 @@ def test_a_qualified_name_finds_the_method_of_that_class(server: RawServer) -> N
 def test_a_question_lists_the_searchs_own_ranking_code_and_docs_alike(server: RawServer) -> None:
     query = "take a percentage off the total"
     links_ws.settled(server)
-    searched = links_ws.ask(
-        server,
-        "workspace/executeCommand",
-        {"command": "groundls.search", "arguments": [{"query": query, "k": 10}]},
-    )["hits"]
+    cli = subprocess.run(
+        [str(Path(sys.executable).parent / "groundls"), "search", "--json", query],
+        cwd=server.root,  # type: ignore[attr-defined]
+        env={**os.environ, "GROUNDLS_INDEX_DIR": str(server.index_dir)},  # type: ignore[attr-defined]
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    searched = json.loads(cli.stdout)["hits"]
     found = symbols(server, query)
-    assert [(s["location"]["uri"], s["location"]["range"]["start"]["line"]) for s in found] == [
-        (h["uri"], h["range"]["start"]["line"]) for h in searched
-    ]
+    assert [
+        (links_ws.rel_of(server, s["location"]), s["location"]["range"]["start"]["line"] + 1)
+        for s in found
+    ] == [(h["path"], h["start_line"]) for h in searched]
     docs = [s for s in found if s["location"]["uri"].endswith("docs/guide.md")]
     assert docs and docs[0]["name"] == "Guide › Discounts"
     assert docs[0]["containerName"] == "docs/guide.md"
