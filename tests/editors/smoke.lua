@@ -19,7 +19,66 @@ local function command(client, bufnr, name, arg)
   return request(client, bufnr, 'workspace/executeCommand', { command = name, arguments = { arg } })
 end
 
+local function wait_qf(what)
+  assert(vim.wait(REQUEST_TIMEOUT, function() return #vim.fn.getqflist() > 0 end, 50),
+    what .. ' listed nothing')
+  local places = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    local name = vim.api.nvim_buf_get_name(item.bufnr):sub(#WS + 2)
+    table.insert(places, name .. ':' .. item.lnum)
+  end
+  out(what .. ' -> ' .. table.concat(places, ', '))
+  return places
+end
+
+-- the editor's own keys, as a user presses them: the symbol picker, references, definition
+-- from a Markdown code span, code lenses
+local function standard_requests(client_id, bufnr)
+  vim.fn.setqflist({})
+  vim.lsp.buf.workspace_symbol('apply_discount')
+  local symbols = wait_qf('workspace_symbol(apply_discount)')
+  assert(symbols[1] == 'src/billing/invoice.py:17', 'the definition is not first')
+  vim.cmd('cclose')
+  vim.api.nvim_set_current_buf(bufnr)
+
+  vim.api.nvim_win_set_cursor(0, { 17, 5 })
+  vim.fn.setqflist({})
+  vim.lsp.buf.references({ includeDeclaration = false })
+  local refs = table.concat(wait_qf('references(apply_discount)'), ' ')
+  for _, want in ipairs({ 'src/billing/invoice.py:28', 'tests/test_invoice.py:8', 'docs/discounts.md:3' }) do
+    assert(refs:find(want, 1, true), 'references lack ' .. want)
+  end
+  vim.cmd('cclose')
+
+  vim.lsp.codelens.refresh()
+  assert(vim.wait(REQUEST_TIMEOUT, function()
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.command and lens.command.title:find('caller', 1, true) then return true end
+    end
+    return false
+  end, 100), 'no resolved code lens')
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+    if lens.command then out('code lens line ' .. (lens.range.start.line + 1) .. ': ' .. lens.command.title) end
+  end
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(WS .. '/docs/discounts.md'))
+  local doc = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(doc, client_id)
+  vim.wait(2000, function() return vim.lsp.buf_is_attached(doc, client_id) end, 50)
+  vim.api.nvim_win_set_cursor(0, { 3, 7 })
+  vim.lsp.buf.definition()
+  assert(vim.wait(REQUEST_TIMEOUT, function()
+    return vim.api.nvim_buf_get_name(0):find('invoice.py', 1, true) ~= nil
+  end, 50), 'definition from the Markdown span did not open invoice.py')
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  assert(line == 17, 'definition went to line ' .. line)
+  out('definition from docs/discounts.md:3 -> src/billing/invoice.py:' .. line)
+end
+
 local function main()
+  -- a doc page that names the function as code
+  vim.fn.writefile({ '# Discounts', '', 'Use `apply_discount` to take a percentage off a subtotal.' },
+    WS .. '/docs/discounts.md')
   local file = WS .. '/src/billing/invoice.py'
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local bufnr = vim.api.nvim_get_current_buf()
@@ -94,6 +153,8 @@ local function main()
   assert(text:find('Tested in', 1, true), 'hover names no test: ' .. text)
   assert(text:find('Called from', 1, true), 'hover names no caller: ' .. text)
   out(string.format('hover (%.1f ms round trip):\n%s', hover_ms, text))
+
+  standard_requests(client_id, bufnr)
 
   client.stop()
   assert(vim.wait(15000, function() return client.is_stopped() end, 50), 'server did not stop')
