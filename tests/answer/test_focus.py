@@ -66,3 +66,14 @@ def test_a_closing_bracket_after_a_full_stop_stays_with_its_sentence():
         "ユーザー作成後に Ok を押します。",
     ]
     assert sentences("「Create」を選びます。」次へ。") == ["「Create」を選びます。」", "次へ。"]
+
+
+def test_a_line_with_a_rare_question_word_is_kept_before_lines_with_common_ones():
+    # "package" and "version" are on every line of a packaging guide: they say nothing about
+    # which line answers "how are package versions compared?"
+    lines = [f"Build the package version {i} with the tools of the package." for i in range(40)]
+    lines[25] = "Two strings are compared from left to right."
+    text = "\n".join(["Versions", *lines])
+    terms = question_terms(["How are package versions compared?"])
+    out, cut = focus(text, terms, 40, estimate_llm_tokens, prose=True)
+    assert cut and "Two strings are compared from left to right." in out

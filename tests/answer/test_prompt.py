@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from groundls.chunkers.textrules import estimate_llm_tokens
 
+from groundls.answer.stages.focus import question_terms
 from groundls.answer.stages.prompt import (
     build_messages,
     detect_language,
@@ -82,6 +83,22 @@ def test_long_excerpts_keep_the_lines_that_bear_on_the_question():
     assert lines.count("…") == 2 and ex[0].truncated
 
 
+def test_a_second_hits_line_that_bears_on_the_question_is_read_after_a_long_first_hit():
+    filler = "\n".join(
+        f"{i}行目: パッケージをアップロードする前に確認すること。" for i in range(80)
+    )
+    answer = "バージョンは dpkg --compare-versions で比較できます:"
+    second = filler.replace("40行目: パッケージをアップロードする前に確認すること。", answer)
+    crumbs = ("パッケージの取扱い方", "新しいパッケージのアップロード")
+    hits = [
+        hit(i, text, "docs/pkgs.html", "手順", crumbs) for i, text in ((1, filler), (2, second))
+    ]
+    terms = question_terms(["バージョンはどう比較する？"])
+    ex = fit_excerpts(hits, 200, terms=terms)
+    assert [e.n for e in ex] == [1, 2] and answer in ex[1].text
+    assert sum(estimate_llm_tokens(e.render()) for e in ex) <= 200 + 10
+
+
 def test_a_long_header_counts_against_its_excerpts_half_so_the_second_excerpt_still_fits():
     crumbs = ("パッケージの取扱い方", "新しいパッケージのアップロード", "上流の変更を取り込む")
     long_text = "\n".join(
@@ -91,9 +108,24 @@ def test_a_long_header_counts_against_its_excerpts_half_so_the_second_excerpt_st
     hits = [hit(i, long_text, "docs/pkgs.html", title, crumbs) for i in (1, 2)]
     header = estimate_llm_tokens(excerpt_header(1, hits[0]) + "\n") + 2
     assert header > 30  # a Japanese breadcrumb is long
-    ex = fit_excerpts(hits, 200, min_tokens=60)
+    ex = fit_excerpts(hits, 200)
     assert [e.n for e in ex] == [1, 2]
     assert sum(estimate_llm_tokens(e.render()) for e in ex) <= 200 + 10
+
+
+def test_a_line_that_announces_a_code_block_brings_it():
+    body = [f"他の説明 {i} です。" for i in range(60)]
+    body[30:31] = [
+        "比較はこのコマンドでできます:",
+        "```",
+        "$ dpkg --compare-versions 1.0 lt 1.1",
+        "```",
+    ]
+    readme = Hit(
+        "0" * 16, "guide.md", 1, 64, "doc", "markdown", "section", "t", ("t",), "\n".join(body)
+    )
+    (ex,) = fit_excerpts([readme], 120, terms=question_terms(["比較のコマンドは？"]))
+    assert "$ dpkg --compare-versions 1.0 lt 1.1" in ex.text
 
 
 def test_a_readmes_badges_are_left_out_so_the_paragraph_the_question_is_about_fits():
@@ -108,7 +140,7 @@ def test_a_readmes_badges_are_left_out_so_the_paragraph_the_question_is_about_fi
     )
     readme = Hit("0" * 16, "README.md", 1, 5, "doc", "markdown", "section", "t", ("t",), text)
     assert estimate_llm_tokens(heading) > 60  # the badges alone outweigh the excerpt's room
-    (ex,) = fit_excerpts([readme], 100, terms={"読点", "点の", "の数"}, min_tokens=20)
+    (ex,) = fit_excerpts([readme], 100, terms={"読点", "点の", "の数"})
     assert "読点の数を制限する" in ex.text
     assert "badge.svg" not in ex.text and ex.text.startswith("# textlint-rule-max-ten")
 
@@ -120,7 +152,7 @@ def test_best_hit_is_kept_even_when_the_budget_is_tiny():
 
 def test_budget_uses_the_given_token_counter():
     hits = [hit(i, "abc\n" * 10) for i in range(1, 6)]
-    ex = fit_excerpts(hits, 300, count=lambda s: len(s) * 10, min_tokens=60)
+    ex = fit_excerpts(hits, 300, count=lambda s: len(s) * 10)
     assert len(ex) < 5
 
 

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from groundls.answer.stages.focus import TokenCounter, focus
+from groundls.answer.stages.focus import TokenCounter, focus_all
 from groundls.answer.text.wording import LANGUAGE_NAMES
 from groundls.chunkers.markdown import without_pictures
 from groundls.chunkers.textrules import estimate_llm_tokens, question_language
@@ -86,40 +86,50 @@ def excerpt_name(hit: Hit) -> str:
     return " > ".join(crumbs)
 
 
+#: The most of the budget one excerpt may take, so one long chunk cannot crowd out the rest
+#: (reading the best hit further instead stated more facts on the development sets and fewer
+#: on the held-out ones, whose facts are more often in the second or third hit).
+EXCERPT_SHARE = 0.5
+#: An excerpt is left out when fewer tokens than this of it would fit.
+MIN_EXCERPT_TOKENS = 60
+
+
 def fit_excerpts(
     hits: Sequence[Hit],
     budget: int,
     count: TokenCounter = estimate_llm_tokens,
     *,
     terms: set[str] | None = None,
-    min_tokens: int = 60,
 ) -> list[Excerpt]:
-    """Number the hits in rank order and fit them into ``budget`` tokens.
+    """The hits, cut together to ``budget`` tokens, as excerpts numbered in rank order.
 
-    Each excerpt, its header line included, is capped at half the budget (so one long chunk
-    cannot crowd out the rest: a Japanese section's header alone may take 30 tokens) and cut to
-    the lines that bear on the question's ``terms`` (see :mod:`groundls.answer.stages.focus`); a doc
-    excerpt's images and badges are left out first (their URLs cost tokens and say nothing); an
-    excerpt is skipped when fewer than ``min_tokens`` of text would fit. The first hit is always
-    included, cut if necessary.
+    Each excerpt, its header line included, takes at most ``EXCERPT_SHARE`` of the budget and
+    what the excerpts before it left, cut to the lines that bear on the question's ``terms``,
+    each term weighed by how rare it is among the hits' lines
+    (:func:`groundls.answer.stages.focus.focus_all`); a doc excerpt's images and badges are left
+    out first (their URLs cost tokens and say nothing). The first hit is always included, cut
+    if necessary.
     """
+    shown = [
+        (without_pictures(hit.reading) if hit.kind != "code" else hit.text).strip("\n")
+        for hit in hits
+    ]
+    # a header's number is one or two digits whichever excerpt it ends up as
+    openings = [count(excerpt_header(1, hit) + "\n") + 2 for hit in hits]
+    cuts = focus_all(
+        shown,
+        terms or set(),
+        max(budget, 1),
+        count,
+        prose=[hit.kind != "code" for hit in hits],
+        openings=openings,
+        share=EXCERPT_SHARE,
+        min_tokens=MIN_EXCERPT_TOKENS,
+    )
     excerpts: list[Excerpt] = []
-    remaining = max(budget, 1)
-    cap = max(min_tokens, budget // 2)
-    for hit in hits:
-        header = count(excerpt_header(len(excerpts) + 1, hit) + "\n") + 2
-        room = min(cap, remaining) - header
-        if room < min_tokens:
-            if excerpts:
-                continue
-            room = min_tokens  # the best hit is always shown, cut to fit
-        prose = hit.kind != "code"
-        shown = without_pictures(hit.reading) if prose else hit.text
-        text, cut = focus(shown.strip("\n"), terms or set(), room, count, prose=prose)
-        excerpts.append(Excerpt(len(excerpts) + 1, hit, text, cut))
-        remaining -= header + count(text)
-        if remaining < min_tokens:
-            break
+    for hit, cut in zip(hits, cuts, strict=True):
+        if cut is not None:
+            excerpts.append(Excerpt(len(excerpts) + 1, hit, cut[0], cut[1]))
     return excerpts
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from groundls.answer.model.runtime import GenerationStats
 from groundls.answer.stages.prompt import Excerpt, Prompt, excerpt_header
 from groundls.answer.text.citations import MARKER
-from groundls.answer.text.sentences import _LIST_HEAD, sentence_units
+from groundls.answer.text.sentences import ANNOUNCES, LIST_HEAD, sentence_units
 from groundls.chunkers.textrules import CJK_TEXT
 
 #: The most lines a reply may pick: an answer is a few lines, not a section.
@@ -36,8 +36,6 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^#{1,6}\s")
 _WIDE = re.compile(f"[{CJK_TEXT}]")
 _SPACES = re.compile(r"[ \t]{2,}")
-#: A pick that ends so announces what follows it ("as follows:", 「以下のとおりです:」).
-_ANNOUNCES = re.compile(r"[:：]\s*$")
 #: The units a pick that announces a list brings with it, at most.
 FOLLOWING = 6
 _LETTERS = re.compile(r"[^\W_]", re.UNICODE)
@@ -112,7 +110,7 @@ def _paragraphs(text: str) -> list[tuple[str, bool]]:
         if _TABLE_ROW.match(line):
             out.append((line, True))
             open_ = False
-        elif _LIST_HEAD.match(line):
+        elif LIST_HEAD.match(line):
             out.append((line, True))
             open_ = True
         elif open_ and out:
@@ -250,7 +248,7 @@ def with_what_follows(picks: Sequence[Unit], units: Sequence[Unit]) -> list[Unit
     :data:`FOLLOWING`): "the rules are as follows:" alone states no rule."""
     out = list(picks)
     for pick in picks:
-        if pick.code or not _ANNOUNCES.search(pick.text):
+        if pick.code or not ANNOUNCES.search(pick.text):
             continue
         after = [u for u in units if u.excerpt == pick.excerpt and u.number > pick.number]
         items = list(itertools.takewhile(lambda u: u.item, after))[:FOLLOWING]

@@ -37,7 +37,7 @@ from groundls.answer.text.citations import MARKER, stemmed_features
 from groundls.answer.text.language_checks import _all_meta_talk
 from groundls.answer.text.sentences import (
     _FENCE,
-    _LIST_HEAD,
+    LIST_HEAD,
     _drop_sentences,
     code_blocks,
     sentence_units,
@@ -140,7 +140,7 @@ def numbers_in(text: str) -> set[str]:
 def specifics(sentence: str) -> tuple[set[str], set[str]]:
     """(the names, commands, flags, paths, packages, acronyms and quoted strings, the numbers) a
     sentence states; citation markers and list numbering are not specifics."""
-    text = _LIST_HEAD.sub("", MARKER.sub(" ", sentence))
+    text = LIST_HEAD.sub("", MARKER.sub(" ", sentence))
     named: set[str] = set()
     for match in _BACKTICK.finditer(text):
         if not is_cjk(match.group(1)):  # Japanese prose between two code spans, not code

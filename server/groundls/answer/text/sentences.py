@@ -43,7 +43,10 @@ _CODE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)|`[^`\n]*`", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 
 
-_LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+#: A list item's head: a bullet or a number and a space.
+LIST_HEAD = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+#: A line or sentence that ends so announces what follows it ("as follows:", 「以下のとおりです:」).
+ANNOUNCES = re.compile(r"[:：]\s*$")
 
 
 #: A list item's number at the end of a sentence unit (the sentence split after its period).
@@ -105,7 +108,7 @@ def _drop_sentences(
             continue
         units = sentence_units(line)
         after = next((rest for rest in lines[i + 1 :] if rest.strip()), "")
-        announces = keep_announcing and bool(_LIST_HEAD.match(after) or _FENCE.match(after))
+        announces = keep_announcing and bool(LIST_HEAD.match(after) or _FENCE.match(after))
         kept = [
             unit
             for n, unit in enumerate(units)
