@@ -1131,3 +1131,26 @@ def test_an_unsure_search_whose_excerpts_the_model_votes_below_the_median_off_to
     workspace.confidence = "high"  # a search sure of its first place is not second-guessed
     model.value = 3.0
     assert svc.ask("where do we retry failed uploads?").found
+
+
+def test_not_found_says_why_as_decided_the_names_the_workspace_never_mentions():
+    class NamesAbsent(FakeWorkspace):
+        def search(self, query, filters=None):
+            found = super().search(query, filters)
+            return replace(found, absent_names=("QUIC",))
+
+    svc = AnswerService(NamesAbsent([UPLOAD]), AnswerConfig(), llm=FakeModel([]))
+    svc.workspace.confidence = "low"
+    ans = svc.ask("does the upload retry over QUIC?")
+    assert ans.verdict["why"] == "the workspace never mentions QUIC"
+    assert ans.answer.startswith("The workspace does not say: it never mentions QUIC.")
+    assert "no indexed content matches" not in ans.answer
+    assert ans.answer.endswith("Places to look: src/upload.py:10-16.")
+
+
+def test_the_models_own_not_found_is_said_as_every_not_found_is_with_places_to_look():
+    svc, _ = service([UPLOAD], FakeModel(["No, the workspace does not say."]))
+    ans = svc.ask("how does billing work?")
+    assert not ans.found
+    assert ans.answer.startswith(wording.NOT_SAID["en"])
+    assert "Places to look: src/upload.py:10-16" in ans.answer

@@ -221,7 +221,7 @@ class AnswerService:
     ) -> Answer:
         """ "Not found" before the model read, with where a reader would still look: what the
         search found nearest."""
-        ans = not_found(got.found, got.hits, got.language, got.timing, t0)
+        ans = not_found(got.found, got.hits, got.language, got.timing, t0, verdict)
         ans.verdict = verdict.as_dict()
         if on_sources is not None:
             on_sources([])

@@ -107,6 +107,8 @@ def check(
     by_n = {e.n: e for e in excerpts}
     sentences = cit.vouched_sentences(answer_text)
     found = parsed.found and bool(answer_text.strip())
+    if not parsed.found:  # the model's own "not found", said as every other one is
+        answer_text = not_said(excerpts, language, after)
     if grounded_away and parsed.found:
         # everything it said rested on something the excerpts do not hold
         answer_text = not_said(excerpts, language, after)

@@ -10,6 +10,7 @@ from typing import Any
 
 from groundls.answer.stages.check import places_to_look
 from groundls.answer.stages.extract import Fallback, extractive
+from groundls.answer.stages.verdict import Verdict
 from groundls.answer.text import wording
 from groundls.answer.text.wording import say
 from groundls.answer.timing import ms_since
@@ -131,6 +132,15 @@ def timed(timing: dict[str, float | None], stats: Any) -> None:
         timing["load_ms"] = round(stats.load_ms, 1)
 
 
+def not_found_text(verdict: Verdict, language: str) -> str:
+    """What a "not found" says, in ``language``, for the reason the ``verdict`` gave."""
+    if verdict.said == "never_mentions":
+        names = ", ".join(verdict.evidence.absent_names)
+        return say(wording.NEVER_MENTIONS, language).format(names=names)
+    table = {"nothing": wording.NOT_FOUND, "few_words": wording.FEW_WORDS}
+    return say(table.get(verdict.said, wording.NOT_SAID), language)
+
+
 def unsure(
     found: SearchResult,
     places: list[Any],
@@ -159,10 +169,12 @@ def not_found(
     language: str,
     timing: dict[str, float | None],
     t0: float,
+    verdict: Verdict,
 ) -> Answer:
-    """ "Not found", with where a reader would still look: the ``places`` the search found
-    nearest that can hold an answer."""
-    text = say(wording.NOT_FOUND, language) + places_to_look(places, language)
+    """ "Not found" before the model read, saying why as the ``verdict`` decided, with where a
+    reader would still look: the ``places`` the search found nearest that can hold an
+    answer."""
+    text = not_found_text(verdict, language) + places_to_look(places, language)
     timing["first_token_ms"] = ms_since(t0)
     timing["total_ms"] = ms_since(t0)
     return Answer(text, False, language, "not_found", timing=timing, confidence=found.confidence)

@@ -88,6 +88,10 @@ class Verdict:
     decided_by: str  # "search", "standing", "model", "check", "no_model"
     why: str
     evidence: Evidence = field(compare=False)
+    #: what a "not found" tells the reader: "nothing" (no indexed content matches),
+    #: "never_mentions" (names the workspace never mentions), "few_words" (most of the
+    #: question's words occur nowhere), "not_answered" (the places found do not answer)
+    said: str = "not_answered"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -102,16 +106,18 @@ def decide(e: Evidence) -> Verdict:
     """The verdict on the evidence so far (see the module's docstring)."""
     unsure = e.confidence in ("low", "none")
     if e.confidence == "none":
-        return Verdict("not_found", "search", "the search found nothing", e)
+        return Verdict("not_found", "search", "the search found nothing", e, "nothing")
     if not e.places:
-        return Verdict("not_found", "search", "nothing the search found can hold an answer", e)
+        why = "nothing the search found can hold an answer"
+        return Verdict("not_found", "search", why, e, "nothing")
     if unsure and not e.read:
         if e.absent_names:
             names = ", ".join(e.absent_names)
-            return Verdict("not_found", "search", f"the workspace never mentions {names}", e)
+            why = f"the workspace never mentions {names}"
+            return Verdict("not_found", "search", why, e, "never_mentions")
         if e.coverage is not None and e.coverage < WORKSPACE_WORDS:
             why = "most of the question's words occur nowhere in the workspace"
-            return Verdict("not_found", "search", why, e)
+            return Verdict("not_found", "search", why, e, "few_words")
         if e.standing is not None and e.standing.percentile < OFF_TOPIC:
             why = (
                 f"the question is no nearer to the workspace than {e.standing.percentile:.0%} "

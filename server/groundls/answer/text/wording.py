@@ -38,6 +38,27 @@ NOT_SAID = {
     "fr": "L'espace de travail n'en dit rien : les passages trouvés ne répondent pas à cette question.",
     "es": "El espacio de trabajo no lo dice: los lugares encontrados no responden a esta pregunta.",
 }
+#: ... or before it, for the reason the verdict gave: the question names what the workspace
+#: never mentions ({names}) ...
+NEVER_MENTIONS = {
+    "en": "The workspace does not say: it never mentions {names}.",
+    "ja": "ワークスペースには記載がありません（{names} はワークスペースのどこにも出てきません）。",
+    "zh": "工作区中没有相关内容：工作区中从未提到 {names}。",
+    "ko": "작업 공간에 관련 내용이 없습니다: 작업 공간 어디에도 {names}이(가) 나오지 않습니다.",
+    "de": "Der Arbeitsbereich enthält dazu nichts: {names} kommt darin nirgends vor.",
+    "fr": "L'espace de travail n'en dit rien : {names} n'y apparaît nulle part.",
+    "es": "El espacio de trabajo no lo dice: {names} no aparece en ninguna parte.",
+}
+#: ... or most of its words occur nowhere in the workspace.
+FEW_WORDS = {
+    "en": "The workspace does not say: most of the question's words occur nowhere in it.",
+    "ja": "ワークスペースには記載がありません（質問の言葉のほとんどがワークスペースのどこにも出てきません）。",
+    "zh": "工作区中没有相关内容：问题中的大多数词在工作区中都没有出现。",
+    "ko": "작업 공간에 관련 내용이 없습니다: 질문의 단어 대부분이 작업 공간 어디에도 없습니다.",
+    "de": "Der Arbeitsbereich enthält dazu nichts: die meisten Wörter der Frage kommen darin nicht vor.",
+    "fr": "L'espace de travail n'en dit rien : la plupart des mots de la question n'y figurent pas.",
+    "es": "El espacio de trabajo no lo dice: la mayoría de las palabras de la pregunta no aparecen en él.",
+}
 LOOK = {
     "en": " Places to look: {places}.",
     "ja": "参考になりそうな場所: {places}",
