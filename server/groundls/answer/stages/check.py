@@ -107,12 +107,11 @@ def check(
     by_n = {e.n: e for e in excerpts}
     sentences = cit.vouched_sentences(answer_text)
     found = parsed.found and bool(answer_text.strip())
-    if not parsed.found:  # the model's own "not found", said as every other one is
+    if grounded_away or not parsed.found:
+        # everything it said rested on something the excerpts do not hold, or it said "not
+        # found" itself: said as every other "not found" is
         answer_text = not_said(excerpts, language, after)
-    if grounded_away and parsed.found:
-        # everything it said rested on something the excerpts do not hold
-        answer_text = not_said(excerpts, language, after)
-        repairs["grounded_away"] = 1
+        repairs["grounded_away"] = int(parsed.found)
 
     citations = _judged(draft, numbers, answer_text, sentences, by_n) if found else []
     if found and hedge and citations and all(c.weak for c in citations):
