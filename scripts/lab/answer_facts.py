@@ -88,4 +88,10 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             if answered_there
             else "n/a"
         ),
+        # the same verdicts of the model's own words, without the lines quoted after them
+        **{
+            f"words_{v}": f"{sum(1 for r in judged if r.get('facts_in_words') == v)}/{n}"
+            for v in VERDICTS
+            if any("facts_in_words" in r for r in judged)
+        },
     }

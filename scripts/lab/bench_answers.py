@@ -224,6 +224,7 @@ def ask_one(
 
     shown: list[dict[str, Any]] = []
     read = _reading(workspace)
+    backing = _backing()
     ans = workspace.answers.ask(
         q["query"], on_sources=lambda cs: shown.extend(asdict(c) for c in cs)
     )
@@ -280,9 +281,30 @@ def ask_one(
         "decided_by": ans.verdict.get("decided_by", ""),
         "cannot_stand": ans.verdict.get("evidence", {}).get("cannot_stand", ""),  # type: ignore[union-attr]
     }
+    row["read"] = list(read)
     if facts:
         row.update(answer_facts.judge(row, facts, read))
+        # the model's own words, without the lines they rest on quoted after them
+        words = ans.answer.replace(backing[0], "") if backing and backing[0] else ans.answer
+        row["facts_in_words"] = answer_facts.grade(facts, ans.found, words)
     return row
+
+
+def _backing() -> list[str]:
+    """The backing lines quoted after the next answer (see ``stages/backing.py``)."""
+    from groundls.answer import service
+
+    seen: list[str] = []
+    back = service.backed.__wrapped__ if hasattr(service.backed, "__wrapped__") else service.backed
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        out = back(*args, **kwargs)
+        seen[:] = [out]
+        return out
+
+    spy.__wrapped__ = back  # type: ignore[attr-defined]
+    service.backed = spy
+    return seen
 
 
 def _reading(workspace: Any) -> list[str]:

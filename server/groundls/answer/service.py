@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from groundls.answer.model import model_files, shared
 from groundls.answer.model.slot import ModelSlot
 from groundls.answer.stages import choose, followup, vote
+from groundls.answer.stages.backing import backed
 from groundls.answer.stages.check import check, citation_of
 from groundls.answer.stages.extract import NOTICES, Fallback, extractive
 from groundls.answer.stages.focus import TokenCounter, question_terms
@@ -384,6 +385,9 @@ class AnswerService:
             if ans.mode == "extractive":
                 return replace(ans, repairs=checked.repairs, chosen=chosen)
             return replace(ans, chosen=chosen)
+        if checked.found:  # the lines its sentences rest on, verbatim, after it
+            show(more := backed(checked.text, got.question, excerpts, searched=got.searched))
+            checked.text += more
         started = bool("".join(show.seen).strip())
         return settled(
             self.config, model, written, checked, got.language, timing, t0, started, chosen
