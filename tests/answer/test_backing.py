@@ -63,3 +63,10 @@ def test_code_is_backed_by_its_line_not_by_the_signature_it_is_shown_under():
 
 def test_an_uncited_answer_is_not_backed():
     assert backed("Run dpkg --search.", "Which package installed this file?", excerpts()) == ""
+
+
+def test_prose_in_another_language_than_the_answers_is_not_quoted_after_it():
+    doc = "ログの設定\n環境変数 APP_LOG_LEVEL がログレベルを上書きします。"
+    text = "The environment variable APP_LOG_LEVEL overrides the log level [1]."
+    (ex,) = [Excerpt(1, hit(1, doc, path="docs/logging.ja.md"), doc)]
+    assert backed(text, "Which variable sets the level?", [ex]) == ""

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from groundls.answer.stages import quotes
 from groundls.answer.stages.focus import question_terms, terms_of
-from groundls.answer.stages.prompt import Excerpt
+from groundls.answer.stages.prompt import Excerpt, detect_language
 from groundls.answer.text.citations import MARKER, vouched_sentences
 from groundls.answer.text.sentences import LIST_HEAD
 
@@ -48,6 +48,7 @@ def backing_lines(
     }
     asked = question_terms([question, searched])
     written = _plain(text)
+    language = detect_language(text)
     picks: list[quotes.Unit] = []
     for sentence, marks in cited_sentences(text):
         said = terms_of(sentence) - asked
@@ -56,7 +57,11 @@ def backing_lines(
         scored = [
             (len(said & terms_of(u.text)), -u.number, u)
             for u in units
-            if u.excerpt in marks and u not in signatures  # a quote shows its signature anyway
+            # a quote shows its signature anyway; prose in another language than the answer's
+            # would make it read as one in that language (quote-first marks a translation)
+            if u.excerpt in marks
+            and u not in signatures
+            and (u.code or detect_language(u.text) == language)
         ]
         best = max(scored, default=None, key=lambda s: s[:2])
         # a sentence that copied its line is backed already
