@@ -79,6 +79,26 @@ def test_an_answer_that_cites_nothing_gets_its_source_cited_at_its_end_and_shown
     assert shown == [f" [{d.added}]"]
 
 
+def test_a_paragraph_that_cites_nothing_is_cited_by_its_source_so_it_leads_the_citations():
+    d = draft(
+        "It sends the file again, waiting 2 seconds between tries.\n\n"
+        "The guide covers uploads [2].\n\n"
+        "```\ntime.sleep(2)\n```\n\n"
+        "Nothing here matches any excerpt at all."
+    )
+    fired = passes.run_passes(d)
+    assert fired.get("paragraph_citations") == 1
+    assert d.text.startswith("It sends the file again, waiting 2 seconds between tries. [1]\n\n")
+    assert "```\ntime.sleep(2)\n```\n\nNothing here matches any excerpt at all." in d.text
+    assert d.cited() == [1, 2]
+
+
+def test_an_answer_citing_nothing_is_left_to_the_added_citation_not_cited_by_paragraph():
+    d = draft("It sends the file again.\n\nIt waits 2 seconds between tries.")
+    fired = passes.run_passes(d)
+    assert "paragraph_citations" not in fired and fired.get("added_citations") == 1
+
+
 def test_a_cut_answer_gets_nothing_added_to_its_end():
     d = draft("Failed uploads are retried three times by `retry_upload`.", cut=True)
     assert "added_citations" not in passes.run_passes(d)

@@ -183,6 +183,11 @@ def _unsupported_specifics(draft: Draft) -> int:
     return len(draft.unsupported)
 
 
+def _paragraph_citations(draft: Draft) -> int:
+    draft.text, fired = repoint.cite_uncited_paragraphs(draft.text, draft.bodies, draft.question)
+    return fired
+
+
 def _added_citation(draft: Draft) -> int:
     """An answer whose text cites nothing is cited at its end (so what was streamed stays the
     start of the answer): the excerpt whose label it echoed (the label went, its number is the
@@ -217,6 +222,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("better_ranked_citations", _better_ranked),
     Pass("citation_lines", _text_pass(hygiene.citations_to_line_ends)),
     Pass("unsupported_specifics", _unsupported_specifics),
+    Pass("paragraph_citations", _paragraph_citations),
     Pass("added_citations", _added_citation),
 )
 

@@ -132,6 +132,40 @@ def best_source(text: str, excerpts: Mapping[int, str]) -> int | None:
     return max(sorted(excerpts), key=lambda n: (overlap(text, excerpts[n]), -n))
 
 
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+
+
+def cite_uncited_paragraphs(
+    text: str, excerpts: Mapping[int, str], question: str = ""
+) -> tuple[str, int]:
+    """In an answer that cites something, a paragraph that cites nothing is cited at its end by
+    its best source (:func:`best_source`), as a writer sources each paragraph: an uncited first
+    paragraph otherwise rests on nothing and the answer's first citation is a later
+    paragraph's. A code block, a line that announces what follows and a paragraph sharing less
+    than ``WEAK`` of its words besides the question's with every excerpt stay as written.
+    Returns the text and how many paragraphs gained a citation."""
+    if not excerpts or not MARKER.search(text):
+        return text, 0
+    asked = stemmed_features(question)
+    parts = _PARAGRAPH.split(text)
+    seps = _PARAGRAPH.findall(text)
+    fired, fenced = 0, False
+    for i, part in enumerate(parts):
+        inside, fences = fenced, part.count("```")
+        fenced ^= fences % 2 == 1
+        body = part.rstrip()
+        if inside or fences or MARKER.search(part) or not re.search(r"\w", body):
+            continue
+        if body.endswith((":", "：")) or body.lstrip().startswith("#"):
+            continue
+        n = best_source(body, excerpts)
+        if n is None or overlap(body, excerpts[n], ignore=asked, empty=0.0) < WEAK:
+            continue
+        parts[i] = f"{body} [{n}]{part[len(body) :]}"
+        fired += 1
+    return "".join(p + s for p, s in zip(parts, [*seps, ""], strict=True)), fired
+
+
 _END = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
 
 
