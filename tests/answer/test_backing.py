@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from groundls.answer.stages.backing import backed, backing_lines, cited_sentences
 from groundls.answer.stages.prompt import Excerpt
-from groundls.results import Hit
+from tests.helpers.excerpts import doc_and_code, hit
 
 FAQ = (
     "Which package installed a file?\n"
@@ -15,16 +15,8 @@ FAQ = (
 CODE = "def limit():\n    # the most redirects a session follows\n    return 30\n"
 
 
-def hit(n: int, text: str, kind: str = "doc", path: str = "docs/faq.md") -> Hit:
-    language = "python" if kind == "code" else "markdown"
-    return Hit(f"{n:016x}", path, 1, 9, kind, language, kind, "t", ("s",), text)
-
-
 def excerpts() -> list[Excerpt]:
-    return [
-        Excerpt(1, hit(1, FAQ), FAQ),
-        Excerpt(2, hit(2, CODE, "code", "src/limits.py"), CODE),
-    ]
+    return doc_and_code(FAQ, CODE)
 
 
 def test_a_citation_at_a_paragraphs_end_vouches_for_each_of_its_sentences():

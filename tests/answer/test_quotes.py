@@ -15,6 +15,7 @@ from groundls.answer.stages.quote_first import quote_first
 from groundls.answer.stages.quotes import QuotePrompt, Unit
 from groundls.answer.stages.write import Shown
 from groundls.results import Hit
+from tests.helpers.excerpts import doc_and_code, hit
 
 DOC = (
     "To find which package installed a file, run dpkg --search with its path. "
@@ -23,16 +24,8 @@ DOC = (
 CODE = "def limit():\n    }\n    return DEFAULT_REDIRECT_LIMIT  # 30\n"
 
 
-def hit(n: int, text: str, kind: str = "doc", path: str = "docs/faq.md") -> Hit:
-    language = "python" if kind == "code" else "markdown"
-    return Hit(f"{n:016x}", path, 1, 9, kind, language, kind, "t", ("s",), text)
-
-
 def excerpts() -> list[Excerpt]:
-    return [
-        Excerpt(1, hit(1, DOC), DOC),
-        Excerpt(2, hit(2, CODE, "code", "src/limits.py"), CODE),
-    ]
+    return doc_and_code(DOC, CODE)
 
 
 def test_prose_is_split_by_sentence_and_item_while_code_keeps_its_lines():
