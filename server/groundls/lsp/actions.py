@@ -7,7 +7,6 @@ a document of links). Both run as commands any client can execute, so no editor 
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import time
 from typing import Any
@@ -20,9 +19,8 @@ from groundls.lsp import places, positions
 from groundls.lsp.documents import Documents, answer_markdown, link
 from groundls.lsp.folders import uri_to_path
 from groundls.lsp.lenses import RELATED
+from groundls.lsp.surface import served
 from groundls.results import AnswerError, Cancelled
-
-log = logging.getLogger("groundls.lsp.actions")
 
 METHODS = (types.TEXT_DOCUMENT_CODE_ACTION,)
 SETTING = "code_actions"
@@ -170,14 +168,7 @@ def register(server: Any) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[_KIND])
     )
     async def code_action(ls: Any, params: types.CodeActionParams) -> list[types.CodeAction]:
-        if not getattr(ls.config, SETTING, True):
-            return []
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(ls.query_pool, code_actions, ls, params)
-        except Exception:  # noqa: BLE001 - no actions rather than an error
-            log.exception("code actions failed")
-            return []
+        return await served(ls, SETTING, [], "code actions failed", code_actions, ls, params)
 
     @server.command(RELATED)
     async def show_related(ls: Any, params: types.ExecuteCommandParams, msg_id: Any) -> Any:

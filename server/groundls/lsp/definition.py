@@ -6,15 +6,12 @@ the editor's own language server answers: groundls gives nothing there."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import Any
 
 from lsprotocol import types
 
 from groundls.lsp import places
-
-log = logging.getLogger("groundls.lsp.definition")
+from groundls.lsp.surface import served
 
 METHODS = (types.TEXT_DOCUMENT_DEFINITION,)
 SETTING = "definition"
@@ -35,11 +32,5 @@ def definitions(ls: Any, params: types.DefinitionParams) -> list[types.Location]
 def register(server: Any) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     async def go_to_definition(ls: Any, params: types.DefinitionParams) -> list[types.Location]:
-        if not getattr(ls.config, SETTING, True):
-            return []
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(ls.query_pool, definitions, ls, params)
-        except Exception:  # noqa: BLE001 - no definition rather than an error
-            log.exception("definition failed at line %d", params.position.line + 1)
-            return []
+        failed = f"definition failed at line {params.position.line + 1}"
+        return await served(ls, SETTING, [], failed, definitions, ls, params)

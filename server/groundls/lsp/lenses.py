@@ -7,8 +7,6 @@ lists those places (``groundls.related``). A file with thousands of functions ge
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -17,10 +15,9 @@ from lsprotocol import types
 
 from groundls.lsp import places
 from groundls.lsp.folders import Folder
+from groundls.lsp.surface import served
 from groundls.results import Hit
 from groundls.workspace import Links
-
-log = logging.getLogger("groundls.lsp.lenses")
 
 METHODS = (types.TEXT_DOCUMENT_CODE_LENS, types.CODE_LENS_RESOLVE)
 SETTING = "code_lens"
@@ -127,20 +124,8 @@ def register(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     async def code_lens(ls: Any, params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not getattr(ls.config, SETTING, True):
-            return []
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(ls.query_pool, lenses.lenses, params)
-        except Exception:  # noqa: BLE001 - no lenses rather than an error
-            log.exception("code lenses failed")
-            return []
+        return await served(ls, SETTING, [], "code lenses failed", lenses.lenses, params)
 
     @server.feature(types.CODE_LENS_RESOLVE)
     async def resolve(ls: Any, lens: types.CodeLens) -> types.CodeLens:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(ls.query_pool, lenses.resolve, lens)
-        except Exception:  # noqa: BLE001 - an unresolved lens rather than an error
-            log.exception("resolving a code lens failed")
-            return lens
+        return await served(ls, None, lens, "resolving a code lens failed", lenses.resolve, lens)

@@ -5,15 +5,12 @@ places than are listed gets the first ``CAP`` and a message with the count."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import Any
 
 from lsprotocol import types
 
 from groundls.lsp import places
-
-log = logging.getLogger("groundls.lsp.references")
+from groundls.lsp.surface import served
 
 METHODS = (types.TEXT_DOCUMENT_REFERENCES,)
 SETTING = "references"
@@ -40,14 +37,8 @@ def references(ls: Any, params: types.ReferenceParams) -> tuple[list[types.Locat
 def register(server: Any) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     async def find_references(ls: Any, params: types.ReferenceParams) -> list[types.Location]:
-        if not getattr(ls.config, SETTING, True):
-            return []
-        loop = asyncio.get_running_loop()
-        try:
-            found, message = await loop.run_in_executor(ls.query_pool, references, ls, params)
-        except Exception:  # noqa: BLE001 - an editor's list gets nothing rather than an error
-            log.exception("references failed at line %d", params.position.line + 1)
-            return []
+        failed = f"references failed at line {params.position.line + 1}"
+        found, message = await served(ls, SETTING, ([], ""), failed, references, ls, params)
         if message:
             ls.show(types.MessageType.Info, message)
         return found
