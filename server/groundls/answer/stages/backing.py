@@ -42,11 +42,13 @@ def backing_lines(
     """For each cited sentence of ``text`` (in order, at most ``quotes.MAX_PICKS``), the unit
     of its cited excerpt that shares most of its terms besides the question's (``searched``:
     its English rewrite), with what it announces; grouped as the answer shows them."""
-    units = quotes.units_of(excerpts)
-    signatures = {
+    return _backing(text, question_terms([question, searched]), quotes.units_of(excerpts))
+
+
+def _backing(text: str, asked: set[str], units: Sequence[quotes.Unit]) -> list[list[quotes.Unit]]:
+    firsts = {
         next(u for u in units if u.excerpt == n) for n in {u.excerpt for u in units if u.code}
     }
-    asked = question_terms([question, searched])
     written = _plain(text)
     language = detect_language(text)
     picks: list[quotes.Unit] = []
@@ -60,7 +62,7 @@ def backing_lines(
             # a quote shows its signature anyway; prose in another language than the answer's
             # would make it read as one in that language (quote-first marks a translation)
             if u.excerpt in marks
-            and u not in signatures
+            and u not in firsts
             and (u.code or detect_language(u.text) == language)
         ]
         best = max(scored, default=None, key=lambda s: s[:2])
@@ -77,15 +79,11 @@ def backing_lines(
 def backed(text: str, question: str, excerpts: Sequence[Excerpt], *, searched: str = "") -> str:
     """What follows the answer ``text``: its backing lines, quoted and cited (see
     :func:`backing_lines`), after a blank line; "" when no sentence rests on a line."""
-    groups = backing_lines(text, question, excerpts, searched=searched)
+    units = quotes.units_of(excerpts)
+    groups = _backing(text, question_terms([question, searched]), units)
     if not groups:
         return ""
-    signatures = {
-        e.n: next((ln.rstrip() for ln in e.hit.text.splitlines() if ln.strip()), "")
-        for e in excerpts
-        if e.hit.kind == "code"
-    }
-    return "\n\n" + quotes.quoted(groups, quotes.units_of(excerpts), signatures)
+    return "\n\n" + quotes.quoted(groups, units, quotes.signatures(excerpts))
 
 
 def _plain(text: str) -> str:

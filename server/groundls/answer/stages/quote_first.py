@@ -44,7 +44,7 @@ def quote_first(
     if not picks:
         return None
     groups = quotes.in_reading_order(quotes.with_what_follows(picks, units))
-    body = quotes.quoted(groups, units, _signatures(excerpts))
+    body = quotes.quoted(groups, units, quotes.signatures(excerpts))
     show(_hedged(show.hedge, body))
     started = time.perf_counter()
     lead = None
@@ -93,15 +93,6 @@ def _with_lead(body: str, lead: leads.Lead | None, first: int, language: str) ->
 
 def _marked(lead: leads.Lead, language: str) -> str:
     return f"{say(leads.TRANSLATION_MARK, language)} {lead.text}"
-
-
-def _signatures(excerpts: list[Excerpt]) -> dict[int, str]:
-    """Each code excerpt's chunk's first line: the function or class its quoted lines are of."""
-    out = {}
-    for e in excerpts:
-        if e.hit.kind == "code":
-            out[e.n] = next((ln.rstrip() for ln in e.hit.text.splitlines() if ln.strip()), "")
-    return out
 
 
 def _citations(excerpts: list[Excerpt], groups: list[list[quotes.Unit]]) -> list[Citation]:

@@ -264,6 +264,15 @@ def in_reading_order(picks: Sequence[Unit]) -> list[list[Unit]]:
     return [sorted((u for u in picks if u.excerpt == n), key=lambda u: u.number) for n in order]
 
 
+def signatures(excerpts: Sequence[Excerpt]) -> dict[int, str]:
+    """Each code excerpt's chunk's first line: the function or class its quoted lines are of."""
+    return {
+        e.n: next((ln.rstrip() for ln in e.hit.text.splitlines() if ln.strip()), "")
+        for e in excerpts
+        if e.hit.kind == "code"
+    }
+
+
 def quoted(
     groups: Sequence[Sequence[Unit]],
     units: Sequence[Unit] = (),

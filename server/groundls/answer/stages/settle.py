@@ -152,15 +152,8 @@ def unsure(
     """ "Not found" where the model's answer could not stand over an unsure search, with the
     places to look and ``why`` (the verdict's: the excerpts' key lines would read as an answer
     the search was not sure the workspace holds)."""
-    text = say(wording.NOT_SAID, language) + places_to_look(places, language)
-    timing["total_ms"] = ms_since(t0)
-    if timing.get("first_token_ms") is None:
-        timing["first_token_ms"] = timing["total_ms"]
-    notice = f"not found: {why}"
-    return Answer(
-        text, False, language, "not_found", timing=timing, confidence=found.confidence,
-        notice=notice,
-    )  # fmt: skip
+    text = say(wording.NOT_SAID, language)
+    return _not_found(found, text, places, language, timing, t0, notice=f"not found: {why}")
 
 
 def not_found(
@@ -174,7 +167,25 @@ def not_found(
     """ "Not found" before the model read, saying why as the ``verdict`` decided, with where a
     reader would still look: the ``places`` the search found nearest that can hold an
     answer."""
-    text = not_found_text(verdict, language) + places_to_look(places, language)
-    timing["first_token_ms"] = ms_since(t0)
+    return _not_found(found, not_found_text(verdict, language), places, language, timing, t0)
+
+
+def _not_found(
+    found: SearchResult,
+    text: str,
+    places: list[Any],
+    language: str,
+    timing: dict[str, float | None],
+    t0: float,
+    notice: str = "",
+) -> Answer:
+    """``text`` and the places to look as a "not found" answer, timed (its first token is its
+    whole text unless the model's words were shown before it)."""
     timing["total_ms"] = ms_since(t0)
-    return Answer(text, False, language, "not_found", timing=timing, confidence=found.confidence)
+    if timing.get("first_token_ms") is None:
+        timing["first_token_ms"] = timing["total_ms"]
+    text += places_to_look(places, language)
+    return Answer(
+        text, False, language, "not_found", timing=timing, confidence=found.confidence,
+        notice=notice,
+    )  # fmt: skip
