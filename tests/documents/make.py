@@ -325,3 +325,46 @@ def japanese_manual_pdf(out: Path, *, header_footer: bool = False) -> Path:
     return chromium_pdf(
         sources.chapters_html(sources.JA_CHAPTERS, "ja"), out, header_footer=header_footer
     )
+
+
+def scanned_copy(src: Path, out: Path, pages: list[int] | None = None, *, dpi: int = 200) -> Path:
+    """``src``'s pages (0-based ``pages``; all by default) as a scanner makes them: rendered at
+    ``dpi``, turned by a degree, speckled, saved as JPEG images in a PDF with no text (a path
+    ending ``.png`` gets the first page as one image)."""
+    import random
+
+    import pypdfium2 as pdfium
+    from PIL import ImageFilter
+
+    pdf = pdfium.PdfDocument(src)
+    try:
+        chosen = range(len(pdf)) if pages is None else pages
+        images = [pdf[i].render(scale=dpi / 72).to_pil().convert("L") for i in chosen]
+    finally:
+        pdf.close()
+    rng = random.Random(7)
+    scans = []
+    for image in images:
+        image = image.rotate(rng.uniform(-1.2, 1.2), expand=True, fillcolor=255)
+        pixels = image.load()
+        for _ in range(image.size[0] * image.size[1] // 400):  # dust
+            pixels[rng.randrange(image.size[0]), rng.randrange(image.size[1])] = rng.randrange(96)
+        scans.append(image.filter(ImageFilter.GaussianBlur(0.6)).convert("RGB"))
+    if out.suffix == ".png":
+        scans[0].save(out)
+    else:
+        scans[0].save(out, save_all=True, append_images=scans[1:], resolution=dpi, quality=70)
+    return out
+
+
+def pdf_of(pages: list[tuple[Path, int]], out: Path) -> Path:
+    """One PDF of the given (file, 0-based page) pages, in order (pypdf)."""
+    need_module("pypdf")
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for path, index in pages:
+        writer.add_page(PdfReader(path).pages[index])
+    with open(out, "wb") as fh:
+        writer.write(fh)
+    return out

@@ -155,7 +155,7 @@ def test_bad_documents_are_listed_skipped_with_why_and_the_rest_indexes(
         assert report.files_indexed == 9
         why = dict(report.skipped_files)
         assert set(why) == {f"bad/{p.name}" for p in (ws / "bad").iterdir()}
-        assert why["bad/scanned.pdf"] == "no text layer: scanned images (OCR is not supported)"
+        assert why["bad/scanned.pdf"].startswith("no text layer: scanned pages, their text waits")
         assert why["bad/locked.pdf"].startswith("encrypted")
         assert why["bad/old.doc"] == "save it as .docx"
         assert report.skipped["encrypted"] == 6

@@ -428,7 +428,7 @@ def test_symlinks_out_of_the_workspace_are_skipped(tmp_path: Path) -> None:
     ws = make(tmp_path / "ws", {"a.py": "x"})
     (ws / "notes.md").symlink_to(outside / "secret_notes.md")
     (ws / "vendor").symlink_to(outside / "lib", target_is_directory=True)
-    (ws / "pic.png").symlink_to(outside / "secret_notes.md")  # unknown type: silent
+    (ws / "pic.gif").symlink_to(outside / "secret_notes.md")  # unknown type: silent
     assert listed(ws) == ["a.py"]
     assert skipped(ws) == {"notes.md": "symlink-outside", "vendor": "symlink-outside"}
 

@@ -23,6 +23,7 @@ from groundls.cli.common import (
     run_deep,
     run_index,
 )
+from groundls.index.files.documents.scans import OCR_EXTRA, ocr_available
 from groundls.results import Explanation, Hit, QuestionLanguage
 from groundls.workspace import (
     RayPlan,
@@ -126,6 +127,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
         deep = run_deep(workspace, quiet=quiet) if args.deep else 0
         filled, wanted = workspace.deep_status()
+        scans = workspace.stats()["scans"]
+        wanted -= scans["files_waiting"] if ocr_available() else 0  # counted there as one each
         unavailable = workspace.unavailable_spaces
         manifest = workspace.export(Path(args.export)) if args.export else None
         published = store.publish(workspace, publish_to, quiet) if publish_to else None
@@ -134,6 +137,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.json:
         out = wire.report_json(report)
         out["deep"] = {"embedded": deep, "filled": filled, "wanted": wanted}
+        out["scans"] = scans
         if manifest is not None:
             out["export"] = {"file": Path(args.export).name, **asdict(manifest)}
         if published is not None:
@@ -151,12 +155,14 @@ def cmd_index(args: argparse.Namespace) -> int:
     if published is not None:
         store.print_published(published, publish_to)
     if args.deep:
-        print(f"deep tier: embedded {deep} chunks, {filled} of {wanted} ready")
+        print(f"deep tier: {filled} of {wanted} chunks ready")
     elif filled < wanted:
         print(
             f"deep tier: {filled} of {wanted} chunks ready (search uses what is ready; "
             "`groundls index --deep` fills it now, the language server in the background)"
         )
+    if scans_line := _scans_line(scans):
+        print(scans_line.strip())
     for error in report.errors:
         print(f"groundls: warning: {error}", file=sys.stderr)
     for space, why in unavailable.items():
@@ -277,6 +283,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "sends_to": workspace.sends_to(),
             "base": workspace.base_status(),
             "ranking": workspace.ranking(),
+            "scans": stats["scans"],
         }
     finally:
         workspace.close()
@@ -293,6 +300,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     for space, why in out["unavailable"].items():
         print(f"  {space}: waiting ({why})")
+    if scans := _scans_line(out["scans"]):
+        print(scans)
     if out["base"]:
         print(describe_base(out["base"]))
     answers = out["answers"]
@@ -311,6 +320,16 @@ def cmd_status(args: argparse.Namespace) -> int:
     for note in out["sends_to"]:
         print(f"privacy: {note}")
     return 0
+
+
+def _scans_line(scans: dict[str, int]) -> str:
+    """The OCR tier in words ("" when the workspace has nothing scanned)."""
+    read, waiting = scans["pages_read"], scans["files_waiting"]
+    if not read and not waiting:
+        return ""
+    if waiting and not ocr_available():
+        return f"  OCR tier: {read} pages read; {waiting} files wait for OCR, not installed ({OCR_EXTRA})"
+    return f"  OCR tier: {read} scanned pages and images read, {waiting} files waiting"
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

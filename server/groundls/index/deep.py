@@ -35,10 +35,11 @@ class DeepFill:
         return have, have + lacking
 
     def deep_status(self) -> tuple[int, int]:
-        """(vectors the deep tier holds, vectors it should hold), summed over its spaces: equal
-        when the deep tier is complete (also when the policy has none)."""
+        """(vectors the deep tier holds, vectors it should hold), summed over its spaces, and
+        one more wanted for each file the OCR tier has still to read: equal when the deep tier
+        is complete (also when the policy has none)."""
         self.ensure_spaces()
-        filled = wanted = 0
+        filled, wanted = 0, self.scan_status()[1]
         for space in self.policy.deferred:
             if space in self.unavailable:
                 continue
@@ -84,7 +85,25 @@ class DeepFill:
     ) -> int:
         """Embed chunks of the deep tier that have no vector yet, at most ``max_chunks`` (None:
         all), checking ``cancel`` between slices; ``spaces``: only these of its spaces. Returns
-        how many were embedded (0: complete).
+        how many were embedded (0: complete). Once every space is filled, a call without
+        ``spaces`` reads the next file waiting for OCR instead (``ScanFill``: it counts 1), and
+        one without ``max_chunks`` every such file, then embeds what they held."""
+        done = self._fill_spaces(max_chunks, cancel, spaces)
+        if spaces is not None or (done and max_chunks is not None):
+            return done
+        if max_chunks is not None:
+            return self.fill_scans(cancel)
+        while self.fill_scans(cancel):
+            done += 1 + self._fill_spaces(None, cancel, None)
+        return done
+
+    def _fill_spaces(
+        self,
+        max_chunks: int | None,
+        cancel: threading.Event | None,
+        spaces: Collection[str] | None,
+    ) -> int:
+        """The deep tier's spaces filled (see :meth:`fill_deep`), without the OCR tier.
 
         The embed text is rebuilt by chunking the file again (chunkers are pure); a file that
         changed since it was indexed is left to the next index run."""

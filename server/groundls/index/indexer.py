@@ -27,6 +27,7 @@ from groundls.index.files.documents import (
 from groundls.index.files.read import Skipped, WorkspaceFile, read_text
 from groundls.index.files.walk import WorkspaceWalker
 from groundls.index.reading import FileReading, visible_text
+from groundls.index.scan_fill import ScanFill
 from groundls.index.storage.store import FileRecord, Store
 from groundls.index.storage.vector_writes import SpaceInfo
 from groundls.results import IndexProgress, IndexReport
@@ -59,7 +60,7 @@ class Built:
 BuildStep = Callable[[Iterator[tuple[WorkspaceFile, str, str]], IndexReport], Iterator[Built]]
 
 
-class Indexer(FileReading, DeepFill):
+class Indexer(FileReading, DeepFill, ScanFill):
     """Brings one workspace folder's index up to date, fully or for given files."""
 
     def __init__(
@@ -90,6 +91,8 @@ class Indexer(FileReading, DeepFill):
         self._retry_at = 0.0
         #: documents read this run and not yet written: path -> (checksum, what was read)
         self._read_documents: dict[str, tuple[str, Extracted]] = {}
+        #: files the OCR tier is reading now: read again with OCR (see ``ScanFill``)
+        self.scanning: set[str] = set()
 
     @property
     def running(self) -> bool:

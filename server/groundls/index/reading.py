@@ -16,6 +16,7 @@ from groundls.index.files.documents import (
     extract_bounded,
 )
 from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
+from groundls.index.files.documents.scans import OCR_TIME_S, waiting_note
 from groundls.index.files.read import Skipped, WorkspaceFile, read_text
 from groundls.index.files.walk import WorkspaceWalker
 from groundls.results import IndexReport
@@ -71,32 +72,51 @@ class FileReading:
     ) -> tuple[str, str] | Skipped | None:
         """(text as read, checksum) of a document that changed; None when unchanged (same size
         and time, or same bytes: never read again); Skipped, with why, when it cannot be read.
-        Reading runs in a bounded child process (``extract_bounded``)."""
+        Reading runs in a bounded child process (``extract_bounded``). A file the OCR tier
+        is reading now (``self.scanning``) is read again with OCR, whatever the index holds."""
         reading = self._document_reading()
         same_file = stat == (file.size, file.mtime_ns)
-        if stored is not None and stored.startswith(reading + ":") and same_file:
+        ocr = file.path in self.scanning
+        if stored is not None and stored.startswith(reading + ":") and same_file and not ocr:
             return None  # the same bytes, read the same way: never opened again
         refused = self.store.refused_document(file.path)
         if (
             refused is not None
             and refused[:2] == (file.size, file.mtime_ns)
             and refused[4] == reading
+            and not ocr
         ):
             return Skipped(file.path, refused[2], refused[3])  # as it was: not tried again
+        if document_format(file.path) == "image" and not ocr:
+            return Skipped(
+                file.path, "needs-ocr", waiting_note("an image: its text waits for OCR")
+            )  # no child yet
         try:
             with open(file.abs_path, "rb") as fh:
                 data = fh.read(MAX_DOCUMENT_BYTES + 1)
         except OSError:
             return Skipped(file.path, "unreadable")
         checksum = self._document_checksum(data)
-        if checksum == stored:
+        if checksum == stored and not ocr:
             self.store.touch_file(file.path, file.size, file.mtime_ns)
             return None
         try:
-            document = extract_bounded(file.abs_path, file.path)
+            if ocr:  # OCR's own time limit per file stops it first, with what it read
+                document = extract_bounded(
+                    file.abs_path, file.path, ocr=True, time_limit=OCR_TIME_S + 60
+                )
+            else:
+                document = extract_bounded(file.abs_path, file.path)
         except DocumentRefused as why:
+            if ocr and checksum == stored:  # a PDF's text pages stay; its scans wait no more
+                log.info("%s: OCR could not read its scanned pages: %s", file.path, why.message)
+                self.store.scan_done(file.path)
+                return None
             log.info("%s: skipped: %s", file.path, why.message)
-            return Skipped(file.path, why.reason, why.message)
+            message = waiting_note(why.message) if why.reason == "needs-ocr" else why.message
+            return Skipped(file.path, why.reason, message)
+        if document.cut:
+            log.info("%s: %s", file.path, document.cut)
         self._read_documents[file.path] = (checksum, document)
         return document.text, checksum
 

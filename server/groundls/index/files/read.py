@@ -20,6 +20,7 @@ SKIP_REASONS = (
     "unsupported-document",
     "encrypted",
     "no-text-layer",
+    "needs-ocr",
     "corrupt-document",
     "document-too-large",
     "document-timeout",

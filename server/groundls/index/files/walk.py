@@ -11,6 +11,7 @@ from groundls.chunkers import classify
 from groundls.config import Config
 from groundls.index.files.documents import LEGACY_FORMATS, document_format
 from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
+from groundls.index.files.documents.scans import MIN_IMAGE_BYTES
 from groundls.index.files.excludes import (
     ALWAYS_EXCLUDED_DIRS,
     DEFAULT_EXCLUDED_DIRS,
@@ -234,7 +235,10 @@ class WorkspaceWalker:
             return Skipped(rel, "unreadable")
         if not stat.S_ISREG(info.st_mode):
             return None
-        limit = MAX_DOCUMENT_BYTES if document_format(name) else self.config.max_file_bytes
+        fmt = document_format(name)
+        if fmt == "image" and info.st_size < MIN_IMAGE_BYTES:
+            return None
+        limit = MAX_DOCUMENT_BYTES if fmt else self.config.max_file_bytes
         if info.st_size > limit:
             return Skipped(rel, "too-large")
         if not os.access(abs_path, os.R_OK):

@@ -211,6 +211,11 @@ def m009_refusal_reading(conn: Any) -> None:
     _script(conn, "ALTER TABLE refused_documents ADD COLUMN reading TEXT NOT NULL DEFAULT ''")
 
 
+def m010_scanned_pages(conn: Any) -> None:
+    """A document's pages without text that the OCR tier has not read yet."""
+    _script(conn, "ALTER TABLE documents ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_history,
@@ -221,6 +226,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m007_documents,
     m008_refused_documents,
     m009_refusal_reading,
+    m010_scanned_pages,
 ]
 
 

@@ -26,8 +26,9 @@ class DocumentRows:
         with self._write():
             self.conn.execute("DELETE FROM refused_documents WHERE path = ?", (path,))
             self.conn.execute(
-                "INSERT OR REPLACE INTO documents(path, format, checksum, text, places, units)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO documents"
+                "(path, format, checksum, text, places, units, waiting)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     path,
                     fmt,
@@ -35,6 +36,7 @@ class DocumentRows:
                     document.text,
                     json.dumps(document.places, ensure_ascii=False),
                     document.units,
+                    document.waiting,
                 ),
             )
 
@@ -57,6 +59,20 @@ class DocumentRows:
             (path,),
         ).fetchone()
         return (int(row[0]), int(row[1]), row[2], row[3], row[4]) if row else None
+
+    def scans_waiting(self) -> list[str]:
+        """Files the OCR tier has still to read, by path: images and scanned PDFs (refused as
+        waiting for OCR), then indexed PDFs with pages that have no text."""
+        rows = self.conn.execute(
+            "SELECT path FROM refused_documents WHERE reason = 'needs-ocr'"
+            " UNION SELECT path FROM documents WHERE waiting > 0 ORDER BY path"
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def scan_done(self, path: str) -> None:
+        """An indexed PDF whose pages without text OCR could not read: it waits no more."""
+        with self._write():
+            self.conn.execute("UPDATE documents SET waiting = 0 WHERE path = ?", (path,))
 
     def document(self, path: str) -> tuple[str, Extracted] | None:
         """(checksum, extracted text and places) of a document as indexed, or None."""

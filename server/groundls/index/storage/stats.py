@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -34,6 +35,13 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
             conn.execute("SELECT format, COUNT(*) FROM documents GROUP BY format").fetchall()
         ),
         "skipped": skipped,
+        "scans": {
+            "pages_read": _scanned_pages(conn),
+            "files_waiting": conn.execute(
+                "SELECT COUNT(*) FROM (SELECT path FROM refused_documents WHERE reason ="
+                " 'needs-ocr' UNION SELECT path FROM documents WHERE waiting > 0)"
+            ).fetchone()[0],
+        },
         # documents first: a user who asks about a manual wants to know why it was left out
         "skipped_files": [
             {"path": p, "reason": r, "detail": d}
@@ -42,6 +50,16 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
             )
         ],
     }
+
+
+def _scanned_pages(conn: Any) -> int:
+    """Pages and images the index holds as read by OCR (their places say "scanned")."""
+    rows = conn.execute("SELECT places FROM documents WHERE places LIKE '%scanned%'").fetchall()
+    return sum(
+        label == "scanned" or label.endswith("(scanned)")
+        for row in rows
+        for _, label in json.loads(row[0])
+    )
 
 
 def _histogram(lengths: list[int]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from groundls.chunkers.languages import DOCUMENT_EXTENSIONS
 
 #: Raise when a reader's output changes: every document is read again on the next index run.
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 
 #: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them): the
 #: chunkers' map, which also says which chunker reads each format's text.
@@ -26,7 +26,14 @@ LEGACY_FORMATS: dict[str, str] = {
 }
 
 #: How a place is named in a citation, by kind; and a run of them.
-_LABELS = {"page": "p. {}", "slide": "slide {}", "sheet": "sheet {}", "cell": "cell {}"}
+_LABELS = {
+    "page": "p. {}",
+    "scan": "p. {} (scanned)",
+    "image": "scanned",
+    "slide": "slide {}",
+    "sheet": "sheet {}",
+    "cell": "cell {}",
+}
 _PLURALS = {"p.": "pp.", "slide": "slides", "sheet": "sheets", "cell": "cells", "ch.": "ch."}
 
 
@@ -38,7 +45,7 @@ def document_format(path: str) -> str | None:
 
 class DocumentRefused(Exception):
     """A document that cannot be read. ``reason`` is one of the index's skip reasons
-    ("encrypted", "no-text-layer", "corrupt-document", "document-too-large",
+    ("encrypted", "no-text-layer", "needs-ocr", "corrupt-document", "document-too-large",
     "document-timeout"); the message says what a user can do about it."""
 
     def __init__(self, reason: str, message: str) -> None:
@@ -58,6 +65,10 @@ class Extracted:
     places: list[tuple[int, str]] = field(default_factory=list)
     #: pages, slides, sheets or cells read (what ``groundls bench`` counts per second)
     units: int = 0
+    #: pages with no text that OCR reads later (the OCR tier; 0 once it has)
+    waiting: int = 0
+    #: why OCR stopped before the last page (its page or time limit), "" when it did not
+    cut: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,6 +76,8 @@ class Extracted:
             "syntax": self.syntax,
             "places": [list(p) for p in self.places],
             "units": self.units,
+            "waiting": self.waiting,
+            "cut": self.cut,
         }
 
     @classmethod
@@ -74,8 +87,10 @@ class Extracted:
             str(data["text"]),
             str(data.get("syntax", "markdown")),
             places,
-            int(data.get("units", 0)),
-        )  # type: ignore[arg-type]
+            int(data.get("units", 0)),  # type: ignore[call-overload]
+            int(data.get("waiting", 0)),  # type: ignore[call-overload]
+            str(data.get("cut", "")),
+        )
 
 
 def place_label(kind: str, value: object) -> str:
@@ -92,6 +107,9 @@ def place_at(places: list[tuple[int, str]], start_line: int, end_line: int) -> s
     last = places[max(0, bisect.bisect_right(starts, end_line) - 1)][1]
     if first == last:
         return first
+    scanned = " (scanned)"
+    if first.endswith(scanned) and last.endswith(scanned):  # "pp. 3–4 (scanned)"
+        return place_at([(1, first[: -len(scanned)]), (2, last[: -len(scanned)])], 1, 2) + scanned
     kind, _, low = first.partition(" ")
     other, _, high = last.partition(" ")
     if kind == other and kind in _PLURALS:

@@ -28,10 +28,17 @@ MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 
 
 def extract_bounded(
-    abs_path: Path, rel_path: str, *, time_limit: float = TIME_LIMIT_S, memory: int = MEMORY_LIMIT
+    abs_path: Path,
+    rel_path: str,
+    *,
+    time_limit: float = TIME_LIMIT_S,
+    memory: int = MEMORY_LIMIT,
+    ocr: bool = False,
 ) -> Extracted:
     """Read the document at ``abs_path`` in a child process; raises :class:`DocumentRefused`
-    (with why) for a document that cannot be read, is too large or too slow."""
+    (with why) for a document that cannot be read, is too large or too slow. ``ocr``: its
+    pages without text, or the image, are read by OCR (the OCR tier's read: its own limits,
+    :data:`.scans.OCR_TIME_S` and pages, within ``time_limit``)."""
     try:
         size = os.path.getsize(abs_path)
     except OSError:
@@ -45,6 +52,7 @@ def extract_bounded(
         str(abs_path),
         rel_path,
         str(memory),
+        *(["--ocr"] if ocr else []),
     ]
     try:
         done = subprocess.run(command, capture_output=True, timeout=time_limit, env=_child_env())

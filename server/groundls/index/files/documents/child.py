@@ -29,10 +29,11 @@ def main(argv: list[str]) -> int:
     abs_path, rel_path = argv[1], argv[2]
     if len(argv) > 3 and argv[3].isdigit():
         bound_self(int(argv[3]))
+    ocr = "--ocr" in argv[4:]
     try:
         with open(abs_path, "rb") as fh:
             data = fh.read()
-        reply = extract(rel_path, data).to_json()
+        reply = extract(rel_path, data, ocr=ocr).to_json()
     except DocumentRefused as exc:
         reply = {"refused": exc.reason, "message": exc.message}
     except MemoryError:

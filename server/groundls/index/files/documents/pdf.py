@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .base import DocumentRefused, Extracted, TextBuilder, escape_markdown_line
@@ -24,7 +25,11 @@ from .base import DocumentRefused, Extracted, TextBuilder, escape_markdown_line
 #: More pages than this is refused (a 50,000-page file is not a manual anyone reads).
 MAX_PAGES = 5000
 #: Characters per page below which a page is taken for a scanned image.
-_SCAN_CHARS = 20
+SCAN_CHARS = 20
+#: What tells a scanned page's text: (the open PDF, 0-based page index) -> its lines (none for a
+#: blank page); see :mod:`.scans`.
+PageReader = Callable[[object, int], "list[Line]"]
+NEEDS_OCR = "needs-ocr"
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 _PAGE_NUMBER = re.compile(
@@ -38,7 +43,10 @@ _SENTENCE_END = re.compile(r"[.。!?！？:：]$")
 
 
 @dataclass
-class _Line:
+class Line:
+    """A line of a page as read (by its text layer or by OCR), in PDF points with the y axis
+    up (``top`` > ``bottom``)."""
+
     page: int
     text: str
     size: float
@@ -50,7 +58,10 @@ class _Line:
     heading: int = 0  # level, 0 for body text
 
 
-def read_pdf(data: bytes) -> Extracted:
+def read_pdf(data: bytes, ocr: PageReader | None = None) -> Extracted:
+    """A PDF's text layer as Markdown, page by page. A page without text is read by ``ocr``
+    (its place is then "p. N (scanned)"); without ``ocr`` such pages are counted as waiting
+    (``Extracted.waiting``), and a PDF that is all scanned pages is refused as waiting for OCR."""
     import pypdfium2 as pdfium
 
     try:
@@ -67,7 +78,7 @@ def read_pdf(data: bytes) -> Extracted:
             raise DocumentRefused(
                 "document-too-large", f"a PDF of {count:,} pages (at most {MAX_PAGES:,} are read)"
             )
-        pages: list[list[_Line]] = []
+        pages: list[list[Line]] = []
         failed = 0
         for i in range(count):
             try:
@@ -77,23 +88,35 @@ def read_pdf(data: bytes) -> Extracted:
                 pages.append([])
         if count and failed == count:
             raise DocumentRefused("corrupt-document", "corrupt PDF: none of its pages can be read")
+        textless = [i for i, page in enumerate(pages) if _chars(page) < SCAN_CHARS]
+        scanned: set[int] = set()
+        if ocr is not None:
+            for i in textless:
+                pages[i] = ocr(pdf, i)
+                scanned.update([i + 1] if pages[i] else [])
         outline = _outline(pdf)
     finally:
         pdf.close()
-    chars = sum(len(line.text.strip()) for page in pages for line in page)
-    if count and chars < _SCAN_CHARS and failed:
+    chars = sum(_chars(page) for page in pages)
+    if count and chars < SCAN_CHARS and failed:
         raise DocumentRefused(
             "corrupt-document",
             f"corrupt PDF: {failed} of {count} pages cannot be read and the rest hold no text",
         )
-    if count and chars < _SCAN_CHARS:
-        raise DocumentRefused(
-            "no-text-layer", "no text layer: scanned images (OCR is not supported)"
-        )
-    return _compose(pages, outline)
+    if count and chars < SCAN_CHARS and ocr is None:
+        raise DocumentRefused(NEEDS_OCR, "no text layer: scanned pages, their text waits for OCR")
+    if count and chars < SCAN_CHARS:
+        raise DocumentRefused("no-text-layer", "no text layer, and OCR found no text on its pages")
+    result = compose(pages, outline, scanned)
+    result.waiting = 0 if ocr is not None else len(textless)
+    return result
 
 
-def _page_lines(pdf: object, index: int) -> list[_Line]:
+def _chars(page: list[Line]) -> int:
+    return sum(len(line.text.strip()) for line in page)
+
+
+def _page_lines(pdf: object, index: int) -> list[Line]:
     import pypdfium2.raw as raw
 
     page = pdf[index]  # type: ignore[index]
@@ -102,7 +125,7 @@ def _page_lines(pdf: object, index: int) -> list[_Line]:
         try:
             count = textpage.count_chars()
             text = textpage.get_text_range(0, count) if count > 0 else ""
-            lines: list[_Line] = []
+            lines: list[Line] = []
             for match in re.finditer(r"[^\r\n]+", text):
                 start, end = match.start(), match.end() - 1
                 body = _CONTROL.sub("", match.group(0).replace("\x02", "")).strip()
@@ -114,7 +137,7 @@ def _page_lines(pdf: object, index: int) -> list[_Line]:
                 size = raw.FPDFText_GetFontSize(textpage.raw, min(first, count - 1))
                 weight = raw.FPDFText_GetFontWeight(textpage.raw, min(first, count - 1))
                 lines.append(
-                    _Line(
+                    Line(
                         index + 1, body, round(size * 2) / 2, int(weight), left, right, top, bottom
                     )
                 )
@@ -146,7 +169,7 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text).lower()
 
 
-def _drop_running(pages: list[list[_Line]]) -> None:
+def _drop_running(pages: list[list[Line]]) -> None:
     """Remove running headers, footers and page numbers: lines among a page's first or last two
     that repeat (digits aside) on many pages, and page-number lines there."""
     edge = Counter[str]()
@@ -172,7 +195,7 @@ def _digitless(text: str) -> str:
 
 
 def _mark_headings(
-    lines: list[_Line], outline: dict[int, list[tuple[int, str]]], body: float, bold: int
+    lines: list[Line], outline: dict[int, list[tuple[int, str]]], body: float, bold: int
 ) -> None:
     if outline:
         for line in lines:
@@ -202,7 +225,7 @@ def _heading_like(text: str) -> bool:
     return 0 < len(text) <= 120 and not _LEADERS.search(text) and not _PAGE_NUMBER.match(text)
 
 
-def _drop_contents(lines: list[_Line]) -> list[_Line]:
+def _drop_contents(lines: list[Line]) -> list[Line]:
     """Lines of a table of contents: dot leaders and a page number, or a run of three or more
     lines that each repeat a heading of the document (a chapter's list of its sections)."""
     titles = {_norm(ln.text) for ln in lines if ln.heading}
@@ -227,7 +250,11 @@ def _drop_contents(lines: list[_Line]) -> list[_Line]:
     return [ln for ln, d in zip(lines, drop, strict=True) if not d]
 
 
-def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]) -> Extracted:
+def compose(
+    pages: list[list[Line]],
+    outline: dict[int, list[tuple[int, str]]],
+    scanned: set[int] = frozenset(),  # type: ignore[assignment]
+) -> Extracted:
     """The pages' lines as Markdown: running headers and footers and the table of contents
     dropped, headings marked, lines that wrap inside a paragraph joined, each page's start
     recorded."""
@@ -253,7 +280,7 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
     right_edge: dict[int, float] = {}
     for line in lines:
         right_edge[line.page] = max(right_edge.get(line.page, 0.0), line.right)
-    writer = _PageWriter(body, spacing, right_edge)
+    writer = _PageWriter(body, spacing, right_edge, scanned)
     for line in lines:
         writer.add(line)
     writer.flush()
@@ -266,12 +293,15 @@ def _compose(pages: list[list[_Line]], outline: dict[int, list[tuple[int, str]]]
 class _PageWriter:
     """Writes a PDF's lines as Markdown, one at a time: a paragraph is held until it ends."""
 
-    def __init__(self, body: float, spacing: float, right_edge: dict[int, float]) -> None:
+    def __init__(
+        self, body: float, spacing: float, right_edge: dict[int, float], scanned: set[int]
+    ) -> None:
         self.body, self.spacing, self.right_edge = body, spacing, right_edge
+        self.scanned = scanned
         self.out = TextBuilder()
         self.page = 0
         self.paragraph: list[str] = []
-        self.previous: _Line | None = None
+        self.previous: Line | None = None
 
     def flush(self) -> None:
         if self.paragraph:
@@ -281,9 +311,9 @@ class _PageWriter:
     def advance(self, to: int) -> None:
         while self.page < to:
             self.page += 1
-            self.out.place("page", self.page)
+            self.out.place("scan" if self.page in self.scanned else "page", self.page)
 
-    def add(self, line: _Line) -> None:
+    def add(self, line: Line) -> None:
         paragraph, previous, out = self.paragraph, self.previous, self.out
         # (a paragraph may run on over a page break: it stays at the page it began on)
         continues = (
@@ -327,8 +357,8 @@ class _PageWriter:
 
 
 def _continues(
-    previous: _Line,
-    line: _Line,
+    previous: Line,
+    line: Line,
     right_edge: dict[int, float],
     spacing: float,
     body: float,
@@ -359,7 +389,7 @@ def _continues(
     return True
 
 
-def _first_word_width(line: _Line) -> float:
+def _first_word_width(line: Line) -> float:
     """About how wide the line's first word is set (its share of the line's width)."""
     text = line.text
     if _CJK.match(text[:1]):
@@ -370,7 +400,7 @@ def _first_word_width(line: _Line) -> float:
     return (line.right - line.left) / max(1, len(text)) * (letters + 1)
 
 
-def _same_block(previous: _Line, line: _Line, spacing: float) -> bool:
+def _same_block(previous: Line, line: Line, spacing: float) -> bool:
     """Short lines set close together (a list, a table's rows): one block, line by line."""
     return previous.page == line.page and 0 <= previous.bottom - line.top <= 1.8 * spacing
 

@@ -6,13 +6,27 @@ from __future__ import annotations
 from .base import DocumentRefused, Extracted, document_format
 
 
-def extract(path: str, data: bytes) -> Extracted:
-    """Read a document of a known format; raises :class:`DocumentRefused`."""
+def extract(path: str, data: bytes, *, ocr: bool = False) -> Extracted:
+    """Read a document of a known format; raises :class:`DocumentRefused`. With ``ocr``, a
+    PDF's pages without text and an image are read by OCR (:mod:`.scans`); without it an image
+    is refused as waiting for OCR."""
     fmt = document_format(path)
     if fmt == "pdf":
         from .pdf import read_pdf
 
-        return read_pdf(data)
+        if not ocr:
+            return read_pdf(data)
+        from .scans import Ocr
+
+        reader = Ocr()
+        return reader.cut_into(read_pdf(data, reader.pdf_page))
+    if fmt == "image":
+        from .scans import Ocr, read_image
+
+        if not ocr:
+            raise DocumentRefused("needs-ocr", "an image: its text waits for OCR")
+        reader = Ocr()
+        return reader.cut_into(read_image(data, reader))
     if fmt in ("docx", "pptx", "xlsx"):
         from . import ooxml
 

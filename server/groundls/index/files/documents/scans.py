@@ -1,0 +1,205 @@
+"""Scanned pages and images, read by OCR: RapidOCR running PP-OCRv6's text detector and
+recognizer (Japanese and English in one model), whose weights ship inside the ``rapidocr``
+wheel (the ``ocr`` extra; nothing is downloaded). Runs in the bounded child process of
+:mod:`.bounded`, like every reader.
+
+The recognised lines become :class:`~.pdf.Line` rows, in PDF points as a text layer's are, so a
+scanned page is composed as any PDF page is: headings by size, wrapped lines joined into
+paragraphs, running headers dropped. Boxes on one row (a table's cells) are one line, cells
+joined by " | ". Each page is cited as "p. 3 (scanned)", an image as "scanned".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import statistics
+import time
+from typing import Any
+
+from .base import DocumentRefused, Extracted
+from .pdf import Line, compose
+
+#: Pages are rendered for OCR at this resolution (PP-OCR reads body text well from 150 up).
+OCR_DPI = 200
+#: Pages read by OCR at most per file; the rest wait with their reason listed.
+MAX_OCR_PAGES = 300
+#: Seconds of OCR per file; the pages after it are left unread, with the reason listed.
+OCR_TIME_S = 600.0
+#: An image file smaller than this is left out unread, as files of unknown type are (icons,
+#: badges, thumbnails: a scanned page or a screenshot of text is larger).
+MIN_IMAGE_BYTES = 16 * 1024
+#: An image or page with a shorter side than this many pixels holds no page of text.
+MIN_SIDE = 160
+#: More pixels than this is refused (a decompression bomb, or a poster no OCR reads whole).
+MAX_PIXELS = 80_000_000
+#: A rendered page whose share of dark pixels is below this is blank: not read.
+INK_SHARE = 0.002
+#: Recognised lines below this confidence are dropped (RapidOCR's own default floor).
+MIN_SCORE = 0.5
+
+OCR_EXTRA = "bash scripts/install.sh --ocr"
+
+
+def ocr_available() -> bool:
+    """Whether the OCR engine is installed (the ``ocr`` extra)."""
+    return importlib.util.find_spec("rapidocr") is not None
+
+
+def waiting_note(what: str) -> str:
+    """Why a file waits for OCR, in words, and how to install it where it is not."""
+    return what if ocr_available() else f"{what}; OCR is not installed: {OCR_EXTRA}"
+
+
+class Ocr:
+    """The engine, loaded once per child process, with the file's time budget."""
+
+    def __init__(self, time_s: float = OCR_TIME_S, max_pages: int = MAX_OCR_PAGES) -> None:
+        if not ocr_available():
+            raise DocumentRefused("needs-ocr", f"scanned: OCR is not installed ({OCR_EXTRA})")
+        from rapidocr import LangRec, RapidOCR
+
+        self.engine = RapidOCR(
+            params={
+                "Global.log_level": "error",
+                "Rec.lang_type": LangRec.JAPAN,  # PP-OCRv6's one model: Japanese, English, ...
+                "EngineConfig.onnxruntime.intra_op_num_threads": 2,
+            }
+        )
+        self.deadline = time.monotonic() + time_s
+        self.pages_left = max_pages
+        self.cut = ""
+
+    def cut_into(self, read: Extracted) -> Extracted:
+        """``read`` with why OCR stopped early, if it did (a page or time limit)."""
+        read.cut = self.cut
+        return read
+
+    def image_lines(self, image: Any, page: int) -> list[Line]:
+        """The text lines of a PIL ``image`` (rendered at ``OCR_DPI``), as page ``page``'s."""
+        import numpy as np
+
+        if min(image.size) < MIN_SIDE or _ink(image) < INK_SHARE:
+            return []
+        if time.monotonic() > self.deadline:
+            self.cut = self.cut or f"OCR stopped at p. {page}: over {OCR_TIME_S:.0f} s a file"
+            return []
+        if self.pages_left <= 0:
+            self.cut = self.cut or f"OCR stopped at p. {page}: {MAX_OCR_PAGES} pages a file"
+            return []
+        self.pages_left -= 1
+        found = self.engine(np.asarray(image.convert("RGB")))
+        if found.boxes is None:
+            return []
+        boxes = [
+            (box, text.strip())
+            for box, text, score in zip(found.boxes, found.txts, found.scores, strict=True)
+            if score >= MIN_SCORE and text.strip()
+        ]
+        return rows_as_lines(boxes, image.size[1], page)
+
+    def pdf_page(self, pdf: Any, index: int) -> list[Line]:
+        """A PDF page without a text layer, rendered and read (a ``pdf.PageReader``)."""
+        page = pdf[index]
+        try:
+            image = page.render(scale=OCR_DPI / 72).to_pil()
+        finally:
+            page.close()
+        return self.image_lines(image, index + 1)
+
+
+def rows_as_lines(boxes: list[tuple[Any, str]], height: int, page: int) -> list[Line]:
+    """Recognised boxes (four corner points in pixels, y down; their text) as lines top to
+    bottom: boxes whose middles fall within one row's height are one line, left to right,
+    joined by " | " where a gap wider than two characters parts them (a table's cells)."""
+    scale = 72 / OCR_DPI
+    spans = sorted(
+        (
+            (
+                min(p[1] for p in box),
+                max(p[1] for p in box),
+                min(p[0] for p in box),
+                max(p[0] for p in box),
+                text,
+            )
+            for box, text in boxes
+        ),
+        key=lambda s: (s[0] + s[1]) / 2,
+    )
+    rows: list[list[tuple[float, float, float, float, str]]] = []
+    for span in spans:
+        middle = (span[0] + span[1]) / 2
+        if rows and rows[-1][0][0] <= middle <= rows[-1][0][1]:
+            rows[-1].append(span)
+        else:
+            rows.append([span])
+    heights = [row[0][1] - row[0][0] for row in rows]
+    body = statistics.median(heights) if heights else 0.0
+    lines = []
+    for row, h in zip(rows, heights, strict=True):
+        row.sort(key=lambda s: s[2])
+        text = row[0][4]
+        for before, span in zip(row, row[1:], strict=False):
+            char = (before[3] - before[2]) / max(1, len(before[4]))
+            text += (" | " if span[2] - before[3] > 2 * char else " ") + span[4]
+        top, bottom = min(s[0] for s in row), max(s[1] for s in row)
+        size = body if abs(h - body) <= 0.3 * body else h  # a line's box varies by its letters
+        lines.append(
+            Line(
+                page,
+                text,
+                round(size * scale * 2) / 2,
+                400,
+                row[0][2] * scale,
+                max(s[3] for s in row) * scale,
+                (height - top) * scale,
+                (height - bottom) * scale,
+            )
+        )
+    return lines
+
+
+def read_image(data: bytes, ocr: Ocr) -> Extracted:
+    """An image's text by OCR, cited as "scanned"; refused when it cannot be decoded, is too
+    large to decode safely, or holds no text."""
+    from PIL import Image, UnidentifiedImageError
+
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # a bomb raises rather than decodes
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.size[0] * image.size[1] > MAX_PIXELS:
+                raise DocumentRefused(
+                    "document-too-large", f"an image of {image.size[0]}×{image.size[1]} pixels"
+                )
+            image.load()
+            lines = ocr.image_lines(_at_ocr_dpi(image), 1)
+    except Image.DecompressionBombError:
+        raise DocumentRefused("document-too-large", "an image too large to decode safely") from None
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise DocumentRefused(
+            "corrupt-document", f"cannot read the image: {type(exc).__name__}"
+        ) from None
+    if not lines:
+        raise DocumentRefused("no-text-layer", "no text found in the image")
+    result = compose([lines], {})
+    result.places = [(1, "scanned")]
+    return result
+
+
+def _at_ocr_dpi(image: Any) -> Any:
+    """A screenshot or photo as OCR reads it: EXIF rotation applied, small text enlarged so a
+    line is at least as tall as a 200 dpi page's (an image has no dpi of its own that counts)."""
+    from PIL import ImageOps
+
+    image = ImageOps.exif_transpose(image)
+    short = min(image.size)
+    if short < 1000:
+        factor = min(2.0, 1000 / short)
+        image = image.resize((int(image.size[0] * factor), int(image.size[1] * factor)))
+    return image
+
+
+def _ink(image: Any) -> float:
+    """The share of a page's pixels that are dark (0..1): a blank page has next to none."""
+    histogram = image.convert("L").histogram()
+    return sum(histogram[:128]) / max(1, sum(histogram))

@@ -1,0 +1,42 @@
+"""The OCR tier: images and scanned pages read after the text of everything else is searchable, a file at a time, in the bounded child process; a file is read by OCR once per content."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from groundls.cpu import wait_for_answers
+from groundls.index.files.documents.scans import ocr_available
+
+log = logging.getLogger("groundls.index")
+
+
+class ScanFill:
+    """The OCR tier: images and scanned pages read after the text of everything else is searchable, a file at a time, in the bounded child process; a file is read by OCR once per content."""
+
+    def scan_status(self) -> tuple[int, int]:
+        """(pages and images the index holds as read by OCR, files still waiting for it); none
+        wait while OCR is not installed (they are listed as skipped, with how to install it)."""
+        scans = self.store.stats()["scans"]
+        return scans["pages_read"], (scans["files_waiting"] if ocr_available() else 0)
+
+    def fill_scans(self, cancel: threading.Event | None = None) -> int:
+        """Read the next file waiting for OCR (its chunks replace what the index held of it);
+        returns 1 when a file was read (or given up on), 0 when none waits."""
+        if not ocr_available() or (cancel is not None and cancel.is_set()):
+            return 0
+        waiting = self.store.scans_waiting()
+        if not waiting:
+            return 0
+        path = waiting[0]
+        wait_for_answers()  # a question being answered comes first
+        self.scanning.add(path)
+        try:
+            report = self.index_paths([path])
+        finally:
+            self.scanning.discard(path)
+        if path in self.store.scans_waiting():  # gone, excluded or unreadable now: not again
+            self.store.scan_done(path)
+            self.store.refuse_document(path, 0, 0, "unreadable", "", "")
+        log.info("OCR: %s: %s", path, report.summary)
+        return 1

@@ -1,0 +1,150 @@
+"""Scanned pages and images read by OCR (the real RapidOCR engine and its packaged PP-OCRv6
+models): waiting after the fast index, read by the OCR tier, searched and cited as scanned,
+never read twice; a page's boxes composed into lines; bad images refused with why."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from groundls.config import Config
+from groundls.index.files.documents import DocumentRefused, extract, extract_bounded
+from groundls.index.files.documents.scans import MIN_IMAGE_BYTES, ocr_available, rows_as_lines
+from groundls.workspace import Workspace
+from tests.documents import make
+from tests.helpers.fakes import FakeEmbedder
+
+needs_ocr = pytest.mark.skipif(
+    not ocr_available(), reason="OCR is not installed (scripts/test.sh installs the ocr extra)"
+)
+
+
+def box(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def test_boxes_on_one_row_are_one_line_and_rows_read_top_to_bottom() -> None:
+    boxes = [
+        (box(100, 300, 400, 330), "second row"),
+        (box(100, 100, 300, 130), "Name"),
+        (box(700, 102, 900, 131), "Value"),  # a cell far to the right: a table's row
+        (box(310, 101, 420, 129), "and kind"),  # close by: the same phrase
+    ]
+    lines = rows_as_lines(boxes, 1000, 4)
+    assert [ln.text for ln in lines] == ["Name and kind | Value", "second row"]
+    first, second = lines
+    assert first.page == second.page == 4
+    assert first.top > first.bottom > second.top  # PDF points, y up: the first row is higher
+    assert first.size == second.size  # body lines of a like height read as one size
+
+
+def test_an_image_waits_for_ocr_in_the_fast_read() -> None:
+    with pytest.raises(DocumentRefused) as refused:
+        extract("board.png", b"\x89PNG\r\n\x1a\n")
+    assert refused.value.reason == "needs-ocr"
+
+
+def _png(width: int, height: int) -> bytes:
+    """A PNG whose header claims ``width`` × ``height`` pixels (its data is one empty row)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0"))
+        + chunk(b"IEND", b"")
+    )
+
+
+@needs_ocr
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (_png(30_000, 30_000), "document-too-large"),  # a bomb: never decoded
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 40_000, "corrupt-document"),  # truncated
+    ],
+)
+def test_a_bomb_or_a_broken_image_is_refused_with_why(
+    tmp_path: Path, data: bytes, reason: str
+) -> None:
+    image = tmp_path / "x.png"
+    image.write_bytes(data)
+    with pytest.raises(DocumentRefused) as refused:
+        extract_bounded(image, "x.png", ocr=True, time_limit=120)
+    assert refused.value.reason == reason
+    assert "Traceback" not in refused.value.message and str(tmp_path) not in refused.value.message
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"[\s#*|]+", "", text)
+
+
+@pytest.fixture(scope="module")
+def scanned_ws(documents: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Japanese manual scanned whole, the same manual with its second page scanned (a mixed
+    PDF), its first page as a photo (PNG), and an icon too small to hold text."""
+    ws = tmp_path_factory.mktemp("scanned-ws")
+    (ws / "docs").mkdir()
+    manual = documents / "manual-ja.pdf"
+    make.scanned_copy(manual, ws / "docs" / "scan-ja.pdf")
+    page2 = make.scanned_copy(manual, tmp_path_factory.mktemp("scan-work") / "p2.pdf", [1])
+    make.pdf_of([(manual, 0), (page2, 0)], ws / "docs" / "mixed-ja.pdf")
+    make.scanned_copy(manual, ws / "docs" / "page-ja.png", [0])
+    (ws / "docs" / "icon.png").write_bytes(_png(16, 16))
+    assert (ws / "docs" / "icon.png").stat().st_size < MIN_IMAGE_BYTES
+    return ws
+
+
+@needs_ocr
+def test_scans_wait_for_the_ocr_tier_then_are_searched_and_cited_as_scanned(
+    scanned_ws: Path, documents: Path, tmp_path: Path
+) -> None:
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    fakes = {"static": FakeEmbedder("fake-static", 32), "use": FakeEmbedder("fake-use", 32)}
+    ws = Workspace.open(scanned_ws, config, tmp_path / "index", embedders=fakes)
+    try:
+        report = ws.index()
+        assert report.skipped.get("needs-ocr") == 2  # the scan and the photo; the icon unlisted
+        assert {p for p, _ in report.skipped_files} == {"docs/scan-ja.pdf", "docs/page-ja.png"}
+        assert ws.stats()["scans"] == {"pages_read": 0, "files_waiting": 3}  # and mixed's page 2
+        assert ws.document_text("docs/mixed-ja.pdf").text  # its text page is searchable now
+
+        assert ws.fill_deep() >= 3  # the OCR tier, as `groundls index --deep` runs it
+        scans = ws.stats()["scans"]
+        assert scans["files_waiting"] == 0 and scans["pages_read"] >= 4
+
+        truth = extract("manual-ja.pdf", (documents / "manual-ja.pdf").read_bytes()).text
+        read = ws.document_text("docs/scan-ja.pdf")
+        assert all(label.endswith("(scanned)") for _, label in read.places)
+        # the scan's text against the printed manual's own text layer, whitespace aside
+        assert difflib.SequenceMatcher(None, _plain(truth), _plain(read.text)).ratio() > 0.9
+        mixed = ws.document_text("docs/mixed-ja.pdf")
+        assert [label for _, label in mixed.places][:2] == [
+            "p. 1",
+            "p. 2 (scanned)",
+        ]
+
+        hits = ws.search("締め処理の途中で注文を受け付けると数量がずれる").hits
+        cited = {(h.path, h.place) for h in hits}
+        assert any(path == "docs/scan-ja.pdf" and "scanned" in place for path, place in cited)
+        assert ("docs/page-ja.png", "scanned") in cited or any(
+            h.path == "docs/page-ja.png"
+            for h in ws.search("この手引きについて 在庫管理サービス").hits
+        )
+
+        # read once: an index run over unchanged files reads nothing again, the tier has no work
+        again = ws.index()
+        assert again.files_indexed == 0 and ws.fill_deep() == 0
+        assert ws.stats()["scans"] == scans
+    finally:
+        ws.close()
