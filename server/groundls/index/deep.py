@@ -39,7 +39,7 @@ class DeepFill:
         one more wanted for each file the OCR tier has still to read: equal when the deep tier
         is complete (also when the policy has none)."""
         self.ensure_spaces()
-        filled, wanted = 0, self.scan_status()[1]
+        filled, wanted = 0, self.scans_waiting()
         for space in self.policy.deferred:
             if space in self.unavailable:
                 continue

@@ -14,11 +14,10 @@ log = logging.getLogger("groundls.index")
 class ScanFill:
     """The OCR tier: images and scanned pages read after the text of everything else is searchable, a file at a time, in the bounded child process; a file is read by OCR once per content."""
 
-    def scan_status(self) -> tuple[int, int]:
-        """(pages and images the index holds as read by OCR, files still waiting for it); none
-        wait while OCR is not installed (they are listed as skipped, with how to install it)."""
-        scans = self.store.stats()["scans"]
-        return scans["pages_read"], (scans["files_waiting"] if ocr_available() else 0)
+    def scans_waiting(self) -> int:
+        """Files still waiting for OCR; none while OCR is not installed (they are listed as
+        skipped, with how to install it)."""
+        return len(self.store.scans_waiting()) if ocr_available() else 0
 
     def fill_scans(self, cancel: threading.Event | None = None) -> int:
         """Read the next file waiting for OCR (its chunks replace what the index held of it);
