@@ -374,7 +374,7 @@ class Workspace:
 
     def stats(self) -> dict[str, Any]:
         """The index's counts, models and size, and this process's memory and loaded models."""
-        stats = self.store.stats()
+        stats = self.indexer.stats()
         stats["models"] = self.store.spaces()
         stats["memory"] = {**process_memory(), "embedders_loaded": self.models.loaded()}
         stats["index_path"] = str(self.index_path)

@@ -116,7 +116,9 @@ def test_scans_wait_for_the_ocr_tier_then_are_searched_and_cited_as_scanned(
         report = ws.index()
         assert report.skipped.get("needs-ocr") == 2  # the scan and the photo; the icon unlisted
         assert {p for p, _ in report.skipped_files} == {"docs/scan-ja.pdf", "docs/page-ja.png"}
-        assert ws.stats()["scans"] == {"pages_read": 0, "files_waiting": 3}  # and mixed's page 2
+        waiting = ws.stats()["scans"]
+        assert (waiting["pages_read"], waiting["files_waiting"]) == (0, 3)  # and mixed's page 2
+        assert waiting["ocr"] == ""  # installed: nothing to say how to install it
         assert ws.document_text("docs/mixed-ja.pdf").text  # its text page is searchable now
 
         assert ws.fill_deep() >= 3  # the OCR tier, as `groundls index --deep` runs it

@@ -23,7 +23,6 @@ from groundls.cli.common import (
     run_deep,
     run_index,
 )
-from groundls.index.files.documents.scans import OCR_EXTRA, ocr_available
 from groundls.results import Explanation, Hit, QuestionLanguage
 from groundls.workspace import (
     RayPlan,
@@ -128,7 +127,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         deep = run_deep(workspace, quiet=quiet) if args.deep else 0
         filled, wanted = workspace.deep_status()
         scans = workspace.stats()["scans"]
-        wanted -= scans["files_waiting"] if ocr_available() else 0  # counted there as one each
+        wanted -= 0 if scans["ocr"] else scans["files_waiting"]  # counted there as one each
         unavailable = workspace.unavailable_spaces
         manifest = workspace.export(Path(args.export)) if args.export else None
         published = store.publish(workspace, publish_to, quiet) if publish_to else None
@@ -154,13 +153,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         )
     if published is not None:
         store.print_published(published, publish_to)
-    if args.deep:
-        print(f"deep tier: {filled} of {wanted} chunks ready")
-    elif filled < wanted:
-        print(
-            f"deep tier: {filled} of {wanted} chunks ready (search uses what is ready; "
-            "`groundls index --deep` fills it now, the language server in the background)"
-        )
+    if args.deep or filled < wanted:
+        later = "" if args.deep else _LATER
+        print(f"deep tier: {filled} of {wanted} chunks ready{later}")
     if scans_line := _scans_line(scans):
         print(scans_line.strip())
     for error in report.errors:
@@ -322,13 +317,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scans_line(scans: dict[str, int]) -> str:
+_LATER = (
+    " (search uses what is ready; `groundls index --deep` fills it now, the language server in"
+    " the background)"
+)
+
+
+def _scans_line(scans: dict[str, Any]) -> str:
     """The OCR tier in words ("" when the workspace has nothing scanned)."""
     read, waiting = scans["pages_read"], scans["files_waiting"]
     if not read and not waiting:
         return ""
-    if waiting and not ocr_available():
-        return f"  OCR tier: {read} pages read; {waiting} files wait for OCR, not installed ({OCR_EXTRA})"
+    if waiting and scans["ocr"]:
+        return f"  OCR tier: {read} pages read; {waiting} files wait ({scans['ocr']})"
     return f"  OCR tier: {read} scanned pages and images read, {waiting} files waiting"
 
 

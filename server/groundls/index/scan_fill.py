@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 from groundls.cpu import wait_for_answers
-from groundls.index.files.documents.scans import ocr_available
+from groundls.index.files.documents.scans import ocr_available, ocr_note
 
 log = logging.getLogger("groundls.index")
 
 
 class ScanFill:
     """The OCR tier: images and scanned pages read after the text of everything else is searchable, a file at a time, in the bounded child process; a file is read by OCR once per content."""
+
+    def stats(self) -> dict[str, Any]:
+        """The index's counts (the store's), its OCR tier's with how to install OCR where it
+        is not (``scans["ocr"]``, "" where it is)."""
+        stats = self.store.stats()
+        stats["scans"]["ocr"] = ocr_note()
+        return stats
 
     def scans_waiting(self) -> int:
         """Files still waiting for OCR; none while OCR is not installed (they are listed as

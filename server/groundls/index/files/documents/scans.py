@@ -3,7 +3,7 @@ recognizer (Japanese and English in one model), whose weights ship inside the ``
 wheel (the ``ocr`` extra; nothing is downloaded). Runs in the bounded child process of
 :mod:`.bounded`, like every reader.
 
-The recognised lines become :class:`~.pdf.Line` rows, in PDF points as a text layer's are, so a
+The recognised lines become :class:`~.layout.Line` rows, in PDF points as a text layer's are, so a
 scanned page is composed as any PDF page is: headings by size, wrapped lines joined into
 paragraphs, running headers dropped. Boxes on one row (a table's cells) are one line, cells
 joined by " | ". Each page is cited as "p. 3 (scanned)", an image as "scanned".
@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from .base import DocumentRefused, Extracted
-from .pdf import Line, compose
+from .layout import Line, compose
 
 #: Pages are rendered for OCR at this resolution (PP-OCR reads body text well from 150 up).
 OCR_DPI = 200
@@ -44,6 +44,11 @@ OCR_EXTRA = "bash scripts/install.sh --ocr"
 def ocr_available() -> bool:
     """Whether the OCR engine is installed (the ``ocr`` extra)."""
     return importlib.util.find_spec("rapidocr") is not None
+
+
+def ocr_note() -> str:
+    """How to install OCR where it is not installed ("" where it is)."""
+    return "" if ocr_available() else f"OCR is not installed: {OCR_EXTRA}"
 
 
 def waiting_note(what: str) -> str:
