@@ -207,7 +207,9 @@ def test_a_served_model_streams_a_cited_answer(served_workspace: Workspace) -> N
     answer = served_workspace.answers.ask(
         "Where do we retry failed uploads?", on_token=pieces.append
     )
-    assert answer.mode == "llm" and answer.found, answer.answer
+    # the served model wrote it; where its words only restate the question, the check puts the
+    # excerpts' key lines in their place (which of the two depends on the model's words)
+    assert answer.mode in ("llm", "extractive") and answer.found, answer.answer
     assert answer.model == "qwen @ 127.0.0.1"
     assert answer.citations and answer.citations[0].path == "src/uploader.py", answer.answer
     assert len(pieces) > 1 and "".join(pieces).strip()
