@@ -13,6 +13,7 @@ from groundls.answer.text.citations import (
     stemmed_features,
 )
 from groundls.answer.text.hygiene import _any_path, _marker
+from groundls.answer.text.sentences import has_content
 
 #: A cited excerpt that shares less than this share of the sentence's words is weak ...
 WEAK = 0.12
@@ -154,7 +155,7 @@ def cite_uncited_paragraphs(
         inside, fences = fenced, part.count("```")
         fenced ^= fences % 2 == 1
         body = part.rstrip()
-        if inside or fences or MARKER.search(part) or not re.search(r"\w", body):
+        if inside or fences or MARKER.search(part) or not has_content(body):
             continue
         if body.endswith((":", "：")) or body.lstrip().startswith("#"):
             continue

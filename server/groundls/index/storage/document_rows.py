@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 
 from groundls.index.files.documents.base import Extracted
+from groundls.index.storage.stats import SCANS_WAITING
 
 
 class DocumentRows:
@@ -61,12 +62,8 @@ class DocumentRows:
         return (int(row[0]), int(row[1]), row[2], row[3], row[4]) if row else None
 
     def scans_waiting(self) -> list[str]:
-        """Files the OCR tier has still to read, by path: images and scanned PDFs (refused as
-        waiting for OCR), then indexed PDFs with pages that have no text."""
-        rows = self.conn.execute(
-            "SELECT path FROM refused_documents WHERE reason = 'needs-ocr'"
-            " UNION SELECT path FROM documents WHERE waiting > 0 ORDER BY path"
-        ).fetchall()
+        """Files the OCR tier has still to read (``SCANS_WAITING``), by path."""
+        rows = self.conn.execute(f"{SCANS_WAITING} ORDER BY path").fetchall()
         return [row[0] for row in rows]
 
     def scan_done(self, path: str) -> None:

@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+#: Files the OCR tier has still to read: images and scanned PDFs (refused as waiting for OCR),
+#: then indexed PDFs with pages that have no text.
+SCANS_WAITING = (
+    "SELECT path FROM refused_documents WHERE reason = 'needs-ocr'"
+    " UNION SELECT path FROM documents WHERE waiting > 0"
+)
+
 
 def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict[str, Any]:
     """Files and chunks by kind and language, chunk sizes, sentence vectors, skipped files
@@ -37,10 +44,7 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
         "skipped": skipped,
         "scans": {
             "pages_read": _scanned_pages(conn),
-            "files_waiting": conn.execute(
-                "SELECT COUNT(*) FROM (SELECT path FROM refused_documents WHERE reason ="
-                " 'needs-ocr' UNION SELECT path FROM documents WHERE waiting > 0)"
-            ).fetchone()[0],
+            "files_waiting": conn.execute(f"SELECT COUNT(*) FROM ({SCANS_WAITING})").fetchone()[0],
         },
         # documents first: a user who asks about a manual wants to know why it was left out
         "skipped_files": [
