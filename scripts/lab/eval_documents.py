@@ -4,6 +4,14 @@ shared (character 5-grams), so the PDF, whose lines are not the HTML's, is score
 as the HTML it was printed from.
 
 Usage: python scripts/lab/eval_documents.py --work /tmp/ge --set devref-ja [--set ...] [--deep]
+       [--scan]
+
+With ``--scan`` the printed PDF is also "scanned": each page rendered at 200 dpi, turned by up to
+1.5 degrees, blurred, grained, greyed and saved as a JPEG in a PDF with no text layer. That copy
+is indexed with its OCR tier filled and scored on the same questions (``scan``, and its nDCG@10
+over the PDF's), and every ``--cer-every``-th page is read by the product's OCR engine in this
+process: characters wrong against the printed PDF's text layer (edit distance, whitespace left
+out, after NFKC) and seconds a page.
 
 The PDF is one file per set: the set's pages in name order, their bodies joined and printed by
 Chromium with its running header and footer (date, title, address, page numbers), as a browser
@@ -24,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -106,6 +115,85 @@ def build_pdf(corpus: Path, out: Path) -> Path:
     return out
 
 
+def scan_pdf(pdf: Path, out: Path, dpi: int = 200, seed: int = 3) -> Path:
+    """``pdf`` as a scanner makes it: every page an image at ``dpi`` (tilted, blurred, grained,
+    on grey paper, JPEG quality 60) in a PDF with no text layer."""
+    if out.exists():
+        return out
+    import io
+    import random
+
+    import numpy as np
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageFilter
+
+    rng = random.Random(seed)
+    grain = np.random.default_rng(seed)
+    document = pdfium.PdfDocument(pdf)
+    pages = []
+    try:
+        for page in document:
+            image = page.render(scale=dpi / 72).to_pil().convert("L")
+            turn = rng.uniform(0.3, 1.5) * rng.choice((-1, 1))
+            image = image.rotate(turn, resample=Image.BICUBIC, fillcolor=255)
+            grey = np.asarray(image.filter(ImageFilter.GaussianBlur(0.7)), dtype=np.float32)
+            grey = np.clip((grey + grain.normal(0, 10, grey.shape)) * 0.92 + 10, 0, 255)
+            jpeg = io.BytesIO()
+            Image.fromarray(grey.astype(np.uint8)).save(jpeg, "JPEG", quality=60)
+            pages.append(Image.open(io.BytesIO(jpeg.getvalue())).convert("RGB"))
+    finally:
+        document.close()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pages[0].save(out, save_all=True, append_images=pages[1:], resolution=dpi)
+    return out
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (two rows)."""
+    if len(a) < len(b):
+        a, b = b, a
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, start=1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def character_errors(pdf: Path, scan: Path, every: int) -> dict:  # type: ignore[type-arg]
+    """Every ``every``-th page of ``scan`` read by the product's OCR engine, against ``pdf``'s
+    text layer: the share of characters wrong and the seconds a page took."""
+    import pypdfium2 as pdfium
+
+    from groundls.index.files.documents.scans import Ocr
+
+    ocr = Ocr(time_s=1e9, max_pages=10**6)
+    text_pdf, scanned = pdfium.PdfDocument(pdf), pdfium.PdfDocument(scan)
+    errors = chars = 0
+    seconds = []
+    try:
+        for index in range(0, len(text_pdf), every):
+            page = text_pdf[index]
+            truth = _letters(page.get_textpage().get_text_range())
+            started = time.perf_counter()
+            lines = ocr.pdf_page(scanned, index)
+            seconds.append(time.perf_counter() - started)
+            errors += _edits(_letters("".join(line.text for line in lines)), truth)
+            chars += len(truth)
+    finally:
+        text_pdf.close()
+        scanned.close()
+    return {
+        "pages": len(seconds),
+        "cer": round(errors / max(1, chars), 4),
+        "s_per_page": round(sum(seconds) / max(1, len(seconds)), 2),
+    }
+
+
 def _expected_texts(corpus: Path, query: dict) -> list[set[str]]:  # type: ignore[type-arg]
     out = []
     for e in query["expected"]:
@@ -169,6 +257,8 @@ def main() -> int:
     ap.add_argument("--set", action="append", choices=list(eval_retrieval.SETS), required=True)
     ap.add_argument("--deep", action="store_true", help="fill the deep tier before searching")
     ap.add_argument("--per-query", action="store_true", help="each question's nDCG@10 too")
+    ap.add_argument("--scan", action="store_true", help="a scanned copy too (see the docstring)")
+    ap.add_argument("--cer-every", type=int, default=5, help="OCR every N-th page for the CER")
     args = ap.parse_args()
     shared = Path(args.shared).resolve() / "eval"
     work = Path(args.work).resolve()
@@ -185,15 +275,18 @@ def main() -> int:
         index = work / "index"
         source = score(corpus, index, queries, corpus, args.deep)
         printed = score(pdf.parent, index, queries, corpus, args.deep)
-        if not args.per_query:
-            source.pop("per_query")
-            printed.pop("per_query")
-        print(
-            json.dumps(
-                {"set": name, "deep": args.deep, "source": source, "pdf": printed},
-                ensure_ascii=False,
+        figures = {"set": name, "deep": args.deep, "source": source, "pdf": printed}
+        if args.scan:
+            scan = scan_pdf(pdf, work / "scan" / name / "manual.pdf")
+            figures["scan"] = score(scan.parent, index, queries, corpus, True)
+            figures["scan"]["of_pdf"] = round(
+                figures["scan"]["ndcg@10"] / max(1e-9, printed["ndcg@10"]), 3
             )
-        )
+            figures["ocr"] = character_errors(pdf, scan, args.cer_every)
+        for side in ("source", "pdf", "scan"):
+            if side in figures and not args.per_query:
+                figures[side].pop("per_query")
+        print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0
 
 
