@@ -327,6 +327,22 @@ def japanese_manual_pdf(out: Path, *, header_footer: bool = False) -> Path:
     )
 
 
+def two_column_pdf(out: Path) -> Path:
+    """One page: a title across it, then the Japanese manual's paragraphs in two columns."""
+    paragraphs = [p for _, sections in sources.JA_CHAPTERS for _, ps in sections for p in ps]
+    style = (
+        "body{font-family:'IPAGothic','IPAPGothic',sans-serif;font-size:11pt}"
+        ".cols{column-count:2;column-gap:1.5cm}"
+    )
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return chromium_pdf(
+        f'<!doctype html><html lang="ja"><head><meta charset="utf-8"><style>{style}</style>'
+        f'</head><body><h1>在庫管理サービス 運用の手引き</h1><div class="cols">{body}</div>'
+        "</body></html>",
+        out,
+    )
+
+
 def scanned_copy(src: Path, out: Path, pages: list[int] | None = None, *, dpi: int = 200) -> Path:
     """``src``'s pages (0-based ``pages``; all by default) as a scanner makes them: rendered at
     ``dpi``, turned by a degree, speckled, saved as JPEG images in a PDF with no text (a path

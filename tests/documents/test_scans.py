@@ -43,6 +43,42 @@ def test_boxes_on_one_row_are_one_line_and_rows_read_top_to_bottom() -> None:
     assert first.size == second.size  # body lines of a like height read as one size
 
 
+def _column_page(left: list[str], right: list[str]) -> list[tuple[list[list[float]], str]]:
+    """A title centred over the page, then two columns (at x 100 and 840, 15 pixels a
+    character) whose lines sit on the same rows."""
+    boxes = [(box(560, 40, 1040, 90), "A title set across both columns")]
+    for row, (a, b) in enumerate(zip(left, right, strict=True)):
+        y = 150 + 40 * row
+        boxes += [(box(100, y, 100 + 15 * len(a), y + 30), a)]
+        boxes += [(box(840, y, 840 + 15 * len(b), y + 30), b)]
+    return boxes
+
+
+def test_a_page_in_two_columns_is_read_column_by_column() -> None:
+    left = [f"the left column's line {n} of its paragraph" for n in range(5)]
+    right = [f"the right column's line {n} of its paragraph" for n in range(5)]
+    lines = rows_as_lines(_column_page(left, right), 2200, 1)
+    assert [ln.text for ln in lines] == ["A title set across both columns", *left, *right]
+
+
+def test_a_table_of_short_cells_keeps_its_rows() -> None:
+    options = ["--force", "--quiet", "--verbose", "--dry-run", "--color"]
+    meanings = [f"what the option number {n} does, in a sentence" for n in range(5)]
+    lines = rows_as_lines(_column_page(options, meanings), 2200, 1)
+    assert [ln.text for ln in lines[1:]] == [
+        f"{o} | {m}" for o, m in zip(options, meanings, strict=True)
+    ]
+
+
+@needs_ocr
+def test_a_scanned_two_column_page_reads_as_its_text_layer(tmp_path: Path) -> None:
+    printed = make.two_column_pdf(tmp_path / "columns.pdf")
+    scan = make.scanned_copy(printed, tmp_path / "scan.pdf")
+    truth = extract("columns.pdf", printed.read_bytes()).text
+    read = extract("scan.pdf", scan.read_bytes(), ocr=True).text
+    assert difflib.SequenceMatcher(None, _plain(truth), _plain(read)).ratio() > 0.9
+
+
 def test_an_image_waits_for_ocr_in_the_fast_read() -> None:
     with pytest.raises(DocumentRefused) as refused:
         extract("board.png", b"\x89PNG\r\n\x1a\n")

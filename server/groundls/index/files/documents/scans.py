@@ -5,8 +5,8 @@ wheel (the ``ocr`` extra; nothing is downloaded). Runs in the bounded child proc
 
 The recognised lines become :class:`~.layout.Line` rows, in PDF points as a text layer's are, so a
 scanned page is composed as any PDF page is: headings by size, wrapped lines joined into
-paragraphs, running headers dropped. Boxes on one row (a table's cells) are one line, cells
-joined by " | ". Each page is cited as "p. 3 (scanned)", an image as "scanned".
+paragraphs, running headers dropped. A stretch in two columns is read column by column
+(:mod:`.columns`); boxes on one row (a table's cells) are one line, cells joined by " | ". Each page is cited as "p. 3 (scanned)", an image as "scanned".
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from .base import DocumentRefused, Extracted
+from .columns import Span, reading_blocks
 from .layout import Line, compose
 
 #: Pages are rendered for OCR at this resolution (PP-OCR reads body text well from 150 up).
@@ -117,30 +118,30 @@ class Ocr:
 
 
 def rows_as_lines(boxes: list[tuple[Any, str]], height: int, page: int) -> list[Line]:
-    """Recognised boxes (four corner points in pixels, y down; their text) as lines top to
-    bottom: boxes whose middles fall within one row's height are one line, left to right,
-    joined by " | " where a gap wider than two characters parts them (a table's cells)."""
+    """Recognised boxes (four corner points in pixels, y down; their text) as lines in reading
+    order (two columns one after the other, :mod:`.columns`), each block top to bottom: boxes
+    whose middles fall within one row's height are one line, left to right, joined by " | "
+    where a gap wider than two characters parts them (a table's cells)."""
     scale = 72 / OCR_DPI
-    spans = sorted(
+    spans = [
         (
-            (
-                min(p[1] for p in box),
-                max(p[1] for p in box),
-                min(p[0] for p in box),
-                max(p[0] for p in box),
-                text,
-            )
-            for box, text in boxes
-        ),
-        key=lambda s: (s[0] + s[1]) / 2,
-    )
-    rows: list[list[tuple[float, float, float, float, str]]] = []
-    for span in spans:
-        middle = (span[0] + span[1]) / 2
-        if rows and rows[-1][0][0] <= middle <= rows[-1][0][1]:
-            rows[-1].append(span)
-        else:
-            rows.append([span])
+            min(p[1] for p in box),
+            max(p[1] for p in box),
+            min(p[0] for p in box),
+            max(p[0] for p in box),
+            text,
+        )
+        for box, text in boxes
+    ]
+    rows: list[list[Span]] = []
+    for block in reading_blocks(spans):
+        opened = len(rows)
+        for span in sorted(block, key=lambda s: (s[0] + s[1]) / 2):
+            middle = (span[0] + span[1]) / 2
+            if len(rows) > opened and rows[-1][0][0] <= middle <= rows[-1][0][1]:
+                rows[-1].append(span)
+            else:
+                rows.append([span])
     heights = [row[0][1] - row[0][0] for row in rows]
     body = statistics.median(heights) if heights else 0.0
     lines = []
