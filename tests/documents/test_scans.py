@@ -8,20 +8,27 @@ import difflib
 import re
 import struct
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from groundls.answer.stages.retrieve import carries_answer
 from groundls.config import Config
-from groundls.index.files.documents import DocumentRefused, extract, extract_bounded
+from groundls.index.files.documents import DocumentRefused, extract, extract_bounded, place_at
+from groundls.index.files.documents.base import unsure_place
 from groundls.index.files.documents.scans import MIN_IMAGE_BYTES, ocr_available, rows_as_lines
 from groundls.workspace import Workspace
 from tests.documents import make
+from tests.helpers.excerpts import hit
 from tests.helpers.fakes import FakeEmbedder
 
 needs_ocr = pytest.mark.skipif(
     not ocr_available(), reason="OCR is not installed (scripts/test.sh installs the ocr extra)"
 )
+
+
+_PROSE = "The stock ledger records each warehouse's items and how many of each it holds. " * 3
 
 
 def box(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
@@ -77,6 +84,16 @@ def test_a_scanned_two_column_page_reads_as_its_text_layer(tmp_path: Path) -> No
     truth = extract("columns.pdf", printed.read_bytes()).text
     read = extract("scan.pdf", scan.read_bytes(), ocr=True).text
     assert difflib.SequenceMatcher(None, _plain(truth), _plain(read)).ratio() > 0.9
+
+
+def test_a_page_read_with_little_confidence_is_searched_but_never_an_excerpt() -> None:
+    places = [(1, "p. 1 (scanned)"), (9, "p. 2 (scanned, unsure)"), (20, "p. 3 (scanned, unsure)")]
+    assert place_at(places, 1, 5) == "p. 1 (scanned)"
+    assert place_at(places, 10, 25) == "pp. 2–3 (scanned, unsure)"
+    assert unsure_place(place_at(places, 2, 12)) and not unsure_place(place_at(places, 1, 5))
+    question = "where is the stock ledger kept"
+    assert carries_answer(replace(hit(1, _PROSE), place="p. 1 (scanned)"), question)
+    assert not carries_answer(replace(hit(2, _PROSE), place="p. 2 (scanned, unsure)"), question)
 
 
 def test_an_image_waits_for_ocr_in_the_fast_read() -> None:

@@ -330,7 +330,13 @@ def _scans_line(scans: dict[str, Any]) -> str:
         return ""
     if waiting and scans["ocr"]:
         return f"  OCR tier: {read} pages read; {waiting} files wait ({scans['ocr']})"
-    return f"  OCR tier: {read} scanned pages and images read, {waiting} files waiting"
+    line = f"  OCR tier: {read} scanned pages and images read, {waiting} files waiting"
+    if scans["pages_unsure"]:
+        line += (
+            f"\n  {scans['pages_unsure']} read with little confidence (searched, not quoted"
+            " in answers): " + ", ".join(scans["unsure"])
+        )
+    return line
 
 
 def cmd_stats(args: argparse.Namespace) -> int:

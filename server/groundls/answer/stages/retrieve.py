@@ -14,6 +14,7 @@ from groundls.answer.stages.prompt import Language, Prompt
 from groundls.answer.stages.verdict import Evidence
 from groundls.chunkers.textrules import estimate_llm_tokens
 from groundls.config import ANSWER_DETAILS, AnswerConfig
+from groundls.index.files.documents.base import unsure_place
 from groundls.results import MAX_ASK_K, AnswerError, Hit, SearchFilters, SearchResult
 
 MAX_QUESTION_CHARS = 2000
@@ -39,11 +40,12 @@ DATA_WORD_SHARE = 0.2
 def carries_answer(hit: Hit, question: str) -> bool:
     """Whether ``hit`` can be an answer's excerpt: not a lock file, vector picture or minified
     file, not a build file, not data (see ``DATA_WORD_SHARE``), unless the question names the
-    file (``Makefile``, ``make``, ``package-lock``, ``svg``)."""
+    file (``Makefile``, ``make``, ``package-lock``, ``svg``); never a scanned page OCR read
+    with little confidence, whose words may be wrong."""
     name = PurePosixPath(hit.path).name.lower()
     if _names_file(question, name):
         return True
-    if _TOOL_DATA.search(name) or _BUILD.match(name):
+    if _TOOL_DATA.search(name) or _BUILD.match(name) or unsure_place(hit.place):
         return False
     if hit.kind == "code":  # code is read by its own rules, not words
         return True

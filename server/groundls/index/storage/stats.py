@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from groundls.index.files.documents.base import read_by_ocr, unsure_place
+
 #: Files the OCR tier has still to read: images and scanned PDFs (refused as waiting for OCR),
 #: then indexed PDFs with pages that have no text.
 SCANS_WAITING = (
     "SELECT path FROM refused_documents WHERE reason = 'needs-ocr'"
     " UNION SELECT path FROM documents WHERE waiting > 0"
 )
+
+#: Unsure scanned pages listed by name (all are counted).
+LISTED = 20
 
 
 def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict[str, Any]:
@@ -43,7 +48,7 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
         ),
         "skipped": skipped,
         "scans": {
-            "pages_read": _scanned_pages(conn),
+            **_scanned_pages(conn),
             "files_waiting": conn.execute(f"SELECT COUNT(*) FROM ({SCANS_WAITING})").fetchone()[0],
         },
         # documents first: a user who asks about a manual wants to know why it was left out
@@ -56,14 +61,17 @@ def index_stats(conn: Any, chunks: str = "chunks", files: str = "files") -> dict
     }
 
 
-def _scanned_pages(conn: Any) -> int:
-    """Pages and images the index holds as read by OCR (their places say "scanned")."""
-    rows = conn.execute("SELECT places FROM documents WHERE places LIKE '%scanned%'").fetchall()
-    return sum(
-        label == "scanned" or label.endswith("(scanned)")
-        for row in rows
-        for _, label in json.loads(row[0])
-    )
+def _scanned_pages(conn: Any) -> dict[str, Any]:
+    """How many pages and images the index holds as read by OCR, and those read below the
+    confidence floor ("docs/scan.pdf p. 3 (scanned, unsure)", the first ``LISTED``)."""
+    read, unsure = 0, []
+    for path, places in conn.execute(
+        "SELECT path, places FROM documents WHERE places LIKE '%scanned%' ORDER BY path"
+    ):
+        labels = [label for _, label in json.loads(places) if read_by_ocr(label)]
+        read += len(labels)
+        unsure += [f"{path} {label}" for label in labels if unsure_place(label)]
+    return {"pages_read": read, "pages_unsure": len(unsure), "unsure": unsure[:LISTED]}
 
 
 def _histogram(lengths: list[int]) -> dict[str, int]:

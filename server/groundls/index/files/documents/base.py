@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import bisect
 import posixpath
+import re
 from dataclasses import dataclass, field
 
 from groundls.chunkers.languages import DOCUMENT_EXTENSIONS
 
 #: Raise when a reader's output changes: every document is read again on the next index run.
-EXTRACTOR_VERSION = 9
+EXTRACTOR_VERSION = 10
 
 #: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them): the
 #: chunkers' map, which also says which chunker reads each format's text.
@@ -29,11 +30,15 @@ LEGACY_FORMATS: dict[str, str] = {
 _LABELS = {
     "page": "p. {}",
     "scan": "p. {} (scanned)",
+    "unsure scan": "p. {} (scanned, unsure)",
     "image": "scanned",
+    "unsure image": "scanned, unsure",
     "slide": "slide {}",
     "sheet": "sheet {}",
     "cell": "cell {}",
 }
+#: A label's note: " (scanned)".
+_NOTE = re.compile(r" \([^()]*\)$")
 _PLURALS = {"p.": "pp.", "slide": "slides", "sheet": "sheets", "cell": "cells", "ch.": "ch."}
 
 
@@ -93,6 +98,21 @@ class Extracted:
         )
 
 
+#: What the place of a page OCR read with little confidence says (see ``scans.PAGE_FLOOR``).
+UNSURE = "scanned, unsure"
+
+
+def read_by_ocr(label: str) -> bool:
+    """Whether a place label is a page or image read by OCR."""
+    return label.startswith("scanned") or label.endswith(("(scanned)", f"({UNSURE})"))
+
+
+def unsure_place(place: str) -> bool:
+    """Whether a place (one label or a run of them) holds OCR text below the confidence floor:
+    searched, never an answer's excerpt."""
+    return UNSURE in place
+
+
 def place_label(kind: str, value: object) -> str:
     return _LABELS[kind].format(value)
 
@@ -107,9 +127,10 @@ def place_at(places: list[tuple[int, str]], start_line: int, end_line: int) -> s
     last = places[max(0, bisect.bisect_right(starts, end_line) - 1)][1]
     if first == last:
         return first
-    scanned = " (scanned)"
-    if first.endswith(scanned) and last.endswith(scanned):  # "pp. 3–4 (scanned)"
-        return place_at([(1, first[: -len(scanned)]), (2, last[: -len(scanned)])], 1, 2) + scanned
+    note = _NOTE.search(first)
+    if note and last.endswith(note.group(0)):  # "pp. 3–4 (scanned)"
+        cut = len(note.group(0))
+        return place_at([(1, first[:-cut]), (2, last[:-cut])], 1, 2) + note.group(0)
     kind, _, low = first.partition(" ")
     other, _, high = last.partition(" ")
     if kind == other and kind in _PLURALS:

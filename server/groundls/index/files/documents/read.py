@@ -19,14 +19,14 @@ def extract(path: str, data: bytes, *, ocr: bool = False) -> Extracted:
         from .scans import Ocr
 
         reader = Ocr()
-        return reader.cut_into(read_pdf(data, reader.pdf_page))
+        return reader.finish(read_pdf(data, reader.pdf_page))
     if fmt == "image":
         from .scans import Ocr, read_image
 
         if not ocr:
             raise DocumentRefused("needs-ocr", "an image: its text waits for OCR")
         reader = Ocr()
-        return reader.cut_into(read_image(data, reader))
+        return reader.finish(read_image(data, reader))
     if fmt in ("docx", "pptx", "xlsx"):
         from . import ooxml
 

@@ -6,7 +6,10 @@ wheel (the ``ocr`` extra; nothing is downloaded). Runs in the bounded child proc
 The recognised lines become :class:`~.layout.Line` rows, in PDF points as a text layer's are, so a
 scanned page is composed as any PDF page is: headings by size, wrapped lines joined into
 paragraphs, running headers dropped. A stretch in two columns is read column by column
-(:mod:`.columns`); boxes on one row (a table's cells) are one line, cells joined by " | ". Each page is cited as "p. 3 (scanned)", an image as "scanned".
+(:mod:`.columns`); boxes on one row (a table's cells) are one line, cells joined by " | ".
+
+Each page is cited as "p. 3 (scanned)", an image as "scanned"; a page the recognizer read with
+little confidence (``PAGE_FLOOR``) as "p. 3 (scanned, unsure)", kept out of answers' excerpts.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import statistics
 import time
 from typing import Any
 
-from .base import DocumentRefused, Extracted
+from .base import DocumentRefused, Extracted, place_label
 from .columns import Span, reading_blocks
 from .layout import Line, compose
 
@@ -38,6 +41,9 @@ MAX_PIXELS = 80_000_000
 INK_SHARE = 0.002
 #: Recognised lines below this confidence are dropped (RapidOCR's own default floor).
 MIN_SCORE = 0.5
+#: A page whose characters the recognizer read with less confidence than this, on average, is
+#: cited "(scanned, unsure)": searched, listed by ``status``, never an answer's excerpt.
+PAGE_FLOOR = 0.8
 
 OCR_EXTRA = "bash scripts/install.sh --ocr"
 
@@ -78,10 +84,23 @@ class Ocr:
         self.deadline = time.monotonic() + time_s
         self.pages_left = max_pages
         self.cut = ""
+        #: each page's confidence: the recognizer's scores, weighted by characters (0..1)
+        self.confidence: dict[int, float] = {}
 
-    def cut_into(self, read: Extracted) -> Extracted:
-        """``read`` with why OCR stopped early, if it did (a page or time limit)."""
+    @property
+    def unsure(self) -> set[int]:
+        """The pages read below ``PAGE_FLOOR``."""
+        return {page for page, c in self.confidence.items() if c < PAGE_FLOOR}
+
+    def finish(self, read: Extracted) -> Extracted:
+        """``read`` with why OCR stopped early, if it did (a page or time limit), and its pages
+        read below the confidence floor cited as unsure."""
         read.cut = self.cut
+        unsure = self.unsure
+        relabel = {place_label("scan", p): place_label("unsure scan", p) for p in unsure}
+        if 1 in unsure:
+            relabel[place_label("image", 1)] = place_label("unsure image", 1)
+        read.places = [(line, relabel.get(label, label)) for line, label in read.places]
         return read
 
     def image_lines(self, image: Any, page: int) -> list[Line]:
@@ -100,11 +119,15 @@ class Ocr:
         found = self.engine(np.asarray(image.convert("RGB")))
         if found.boxes is None:
             return []
-        boxes = [
-            (box, text.strip())
+        read = [
+            (box, text.strip(), score)
             for box, text, score in zip(found.boxes, found.txts, found.scores, strict=True)
-            if score >= MIN_SCORE and text.strip()
+            if text.strip()
         ]
+        chars = sum(len(text) for _, text, _ in read)
+        if chars:
+            self.confidence[page] = sum(len(text) * score for _, text, score in read) / chars
+        boxes = [(box, text) for box, text, score in read if score >= MIN_SCORE]
         return rows_as_lines(boxes, image.size[1], page)
 
     def pdf_page(self, pdf: Any, index: int) -> list[Line]:
