@@ -16,7 +16,7 @@ from groundls.index.files.documents import (
     extract_bounded,
 )
 from groundls.index.files.documents.bounded import MAX_DOCUMENT_BYTES
-from groundls.index.files.documents.scans import OCR_TIME_S, waiting_note
+from groundls.index.files.documents.scans import OCR_MEMORY, OCR_TIME_S, waiting_note
 from groundls.index.files.read import Skipped, WorkspaceFile, read_text
 from groundls.index.files.walk import WorkspaceWalker
 from groundls.results import IndexReport
@@ -103,7 +103,11 @@ class FileReading:
         try:
             if ocr:  # OCR's own time limit per file stops it first, with what it read
                 document = extract_bounded(
-                    file.abs_path, file.path, ocr=True, time_limit=OCR_TIME_S + 60
+                    file.abs_path,
+                    file.path,
+                    ocr=True,
+                    time_limit=OCR_TIME_S + 60,
+                    memory=OCR_MEMORY,
                 )
             else:
                 document = extract_bounded(file.abs_path, file.path)

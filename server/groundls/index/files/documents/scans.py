@@ -30,6 +30,9 @@ OCR_DPI = 200
 MAX_OCR_PAGES = 300
 #: Seconds of OCR per file; the pages after it are left unread, with the reason listed.
 OCR_TIME_S = 600.0
+#: Address space of the child that runs OCR: ONNX Runtime reserves about 2 GB for a page of long
+#: lines (its resident memory stays near 1.1 GB), more than the other readers' bound.
+OCR_MEMORY = 4 * 1024**3
 #: An image file smaller than this is left out unread, as files of unknown type are (icons,
 #: badges, thumbnails: a scanned page or a screenshot of text is larger).
 MIN_IMAGE_BYTES = 16 * 1024
@@ -116,7 +119,11 @@ class Ocr:
             self.cut = self.cut or f"OCR stopped at p. {page}: {MAX_OCR_PAGES} pages a file"
             return []
         self.pages_left -= 1
-        found = self.engine(np.asarray(image.convert("RGB")))
+        try:
+            found = self.engine(np.asarray(image.convert("RGB")))
+        except Exception as exc:  # noqa: BLE001 - the engine's own errors: this page is lost, not the file
+            self.cut = self.cut or f"OCR could not read p. {page}: {type(exc).__name__}"
+            return []
         if found.boxes is None:
             return []
         read = [
