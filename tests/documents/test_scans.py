@@ -5,6 +5,7 @@ never read twice; a page's boxes composed into lines; bad images refused with wh
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import struct
 import zlib
@@ -48,6 +49,22 @@ def test_boxes_on_one_row_are_one_line_and_rows_read_top_to_bottom() -> None:
     assert first.page == second.page == 4
     assert first.top > first.bottom > second.top  # PDF points, y up: the first row is higher
     assert first.size == second.size  # body lines of a like height read as one size
+
+
+def test_rows_of_a_page_scanned_askew_stay_rows() -> None:
+    # long lines turned by 1.5 degrees: each rises 39 pixels across its 1,500, more than the
+    # 40 pixels from one line to the next
+    turn = math.radians(1.5)
+
+    def askew(x0: float, y0: float, x1: float, y1: float) -> list[list[float]]:
+        return [
+            [x * math.cos(turn) - y * math.sin(turn), x * math.sin(turn) + y * math.cos(turn)]
+            for x, y in box(x0, y0, x1, y1)
+        ]
+
+    texts = [f"line {n} of a paragraph that runs across the whole width" for n in range(6)]
+    boxes = [(askew(100, 300 + 40 * n, 1600, 330 + 40 * n), t) for n, t in enumerate(texts)]
+    assert [ln.text for ln in rows_as_lines(boxes[::-1], 2200, 1)] == texts
 
 
 def _column_page(left: list[str], right: list[str]) -> list[tuple[list[list[float]], str]]:

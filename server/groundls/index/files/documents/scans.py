@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import math
 import statistics
 import time
 from typing import Any
@@ -161,7 +162,7 @@ def rows_as_lines(boxes: list[tuple[Any, str]], height: int, page: int) -> list[
             max(p[0] for p in box),
             text,
         )
-        for box, text in boxes
+        for box, text in _upright(boxes)
     ]
     rows: list[list[Span]] = []
     for block in reading_blocks(spans):
@@ -196,6 +197,25 @@ def rows_as_lines(boxes: list[tuple[Any, str]], height: int, page: int) -> list[
             )
         )
     return lines
+
+
+def _upright(boxes: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    """The boxes turned back by the page's skew: the median slope of the long boxes' top edges
+    (PP-OCR's boxes follow their line: top left, top right, bottom right, bottom left). A page
+    scanned a degree askew rises a line's height across its width; upright, a row is a row."""
+    slopes = []
+    for box, _ in boxes:
+        (x0, y0), (x1, y1) = box[0][:2], box[1][:2]
+        height = abs(box[3][1] - box[0][1])
+        if x1 - x0 > 4 * max(1.0, height):
+            slopes.append(math.atan2(y1 - y0, x1 - x0))
+    angle = statistics.median(slopes) if slopes else 0.0
+    if not angle:
+        return boxes
+    cos, sin = math.cos(angle), math.sin(angle)
+    return [
+        ([(x * cos + y * sin, y * cos - x * sin) for x, y, *_ in box], text) for box, text in boxes
+    ]
 
 
 def read_image(data: bytes, ocr: Ocr) -> Extracted:
