@@ -8,6 +8,7 @@ import difflib
 import math
 import re
 import struct
+import threading
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -218,5 +219,44 @@ def test_scans_wait_for_the_ocr_tier_then_are_searched_and_cited_as_scanned(
         again = ws.index()
         assert again.files_indexed == 0 and ws.fill_deep() == 0
         assert ws.stats()["scans"] == scans
+    finally:
+        ws.close()
+
+
+@needs_ocr
+def test_a_file_saved_while_ocr_reads_a_scan_is_indexed_without_waiting_for_it(
+    documents: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    make.scanned_copy(documents / "manual-ja.pdf", root / "scan.pdf", [0])
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    fakes = {"static": FakeEmbedder("fake-static", 32), "use": FakeEmbedder("fake-use", 32)}
+    ws = Workspace.open(root, config, tmp_path / "index", embedders=fakes)
+    try:
+        ws.index()
+        reading, saved = threading.Event(), threading.Event()
+        read_by_ocr = ws.indexer.read_by_ocr
+
+        def held(path: str) -> object:  # OCR "runs" until the saved file is indexed
+            reading.set()
+            assert saved.wait(120)
+            return read_by_ocr(path)
+
+        monkeypatch.setattr(ws.indexer, "read_by_ocr", held)
+        ocr = threading.Thread(target=ws.fill_deep)
+        ocr.start()
+        assert reading.wait(60)
+        (root / "notes.md").write_text("# Notes\n\nThe night batch starts at two.\n")
+        save = threading.Thread(target=ws.index_paths, args=(["notes.md"],))
+        save.start()
+        save.join(60)
+        indexed = not save.is_alive()
+        saved.set()
+        ocr.join(300)
+        assert indexed  # the save did not wait for OCR's read
+        assert any(h.path == "notes.md" for h in ws.search("night batch").hits)
+        assert ws.stats()["scans"]["files_waiting"] == 0
+        assert "scanned" in ws.document_text("scan.pdf").places[0][1]
     finally:
         ws.close()

@@ -20,6 +20,7 @@ from groundls.index.embed.embedders import Embedders, EmbedderUnavailable
 from groundls.index.embed.embedding import ChunkVectors, embed_chunks
 from groundls.index.embed.spaces import PARTS_SPACE, SpacePolicy
 from groundls.index.files.documents import (
+    DocumentRefused,
     Extracted,
     document_format,
     place_at,
@@ -91,8 +92,9 @@ class Indexer(FileReading, DeepFill, ScanFill):
         self._retry_at = 0.0
         #: documents read this run and not yet written: path -> (checksum, what was read)
         self._read_documents: dict[str, tuple[str, Extracted]] = {}
-        #: files the OCR tier is reading now: read again with OCR (see ``ScanFill``)
-        self.scanning: set[str] = set()
+        #: files the OCR tier has read (outside the write lock) and indexes now: path ->
+        #: (checksum, what OCR read or why it could not)
+        self.scanning: dict[str, tuple[str, Extracted | DocumentRefused]] = {}
 
     @property
     def running(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from pathlib import Path
 
 from groundls.chunkers import CHUNKER_VERSION, Chunk, chunk_file
 from groundls.config import Config
@@ -73,7 +74,7 @@ class FileReading:
         """(text as read, checksum) of a document that changed; None when unchanged (same size
         and time, or same bytes: never read again); Skipped, with why, when it cannot be read.
         Reading runs in a bounded child process (``extract_bounded``). A file the OCR tier
-        is reading now (``self.scanning``) is read again with OCR, whatever the index holds."""
+        indexes now (``self.scanning``) takes what OCR read, whatever the index holds."""
         reading = self._document_reading()
         same_file = stat == (file.size, file.mtime_ns)
         ocr = file.path in self.scanning
@@ -101,14 +102,13 @@ class FileReading:
             self.store.touch_file(file.path, file.size, file.mtime_ns)
             return None
         try:
-            if ocr:  # OCR's own time limit per file stops it first, with what it read
-                document = extract_bounded(
-                    file.abs_path,
-                    file.path,
-                    ocr=True,
-                    time_limit=OCR_TIME_S + 60,
-                    memory=OCR_MEMORY,
-                )
+            if ocr:
+                read_checksum, read = self.scanning[file.path]
+                if read_checksum != checksum:  # changed since OCR read it: read it again now
+                    read = _read_by_ocr(file.abs_path, file.path)
+                if isinstance(read, DocumentRefused):
+                    raise read
+                document = read
             else:
                 document = extract_bounded(file.abs_path, file.path)
         except DocumentRefused as why:
@@ -123,6 +123,18 @@ class FileReading:
             log.info("%s: %s", file.path, document.cut)
         self._read_documents[file.path] = (checksum, document)
         return document.text, checksum
+
+    def read_by_ocr(self, path: str) -> tuple[str, Extracted | DocumentRefused] | None:
+        """A file waiting for OCR read by it, with its checksum (None when it cannot be opened):
+        run by the OCR tier before it takes the write lock, so a file saved meanwhile is
+        indexed at once."""
+        abs_path = self.root / path
+        try:
+            with open(abs_path, "rb") as fh:
+                data = fh.read(MAX_DOCUMENT_BYTES + 1)
+        except OSError:
+            return None
+        return self._document_checksum(data), _read_by_ocr(abs_path, path)
 
     def _stored_document(self, path: str) -> Extracted | None:
         """A document's text as indexed (secrets redacted), when the index holds this file."""
@@ -180,3 +192,14 @@ class FileReading:
             return {c.id: c for c in self._chunk(path, text)}
         except Exception:  # noqa: BLE001 - the index run reports chunking errors
             return {}
+
+
+def _read_by_ocr(abs_path: Path, rel_path: str) -> Extracted | DocumentRefused:
+    """The document read with OCR in the bounded child (OCR's own time limit per file stops it
+    first, with what it read), or why it could not be."""
+    try:
+        return extract_bounded(
+            abs_path, rel_path, ocr=True, time_limit=OCR_TIME_S + 60, memory=OCR_MEMORY
+        )
+    except DocumentRefused as why:
+        return why

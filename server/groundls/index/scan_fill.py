@@ -37,11 +37,13 @@ class ScanFill:
             return 0
         path = waiting[0]
         wait_for_answers()  # a question being answered comes first
-        self.scanning.add(path)
+        read = self.read_by_ocr(path)  # minutes, outside the write lock: saves go on
+        if read is not None:
+            self.scanning[path] = read
         try:
             report = self.index_paths([path])
         finally:
-            self.scanning.discard(path)
+            self.scanning.pop(path, None)
         if path in self.store.scans_waiting():  # gone, excluded or unreadable now: not again
             self.store.scan_done(path)
             self.store.refuse_document(path, 0, 0, "unreadable", "", "")
