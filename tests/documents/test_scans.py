@@ -19,6 +19,7 @@ from groundls.answer.stages.retrieve import carries_answer
 from groundls.config import Config
 from groundls.index.files.documents import DocumentRefused, extract, extract_bounded, place_at
 from groundls.index.files.documents.base import unsure_place
+from groundls.index.files.documents.layout import Line, compose
 from groundls.index.files.documents.scans import MIN_IMAGE_BYTES, ocr_available, rows_as_lines
 from groundls.workspace import Workspace
 from tests.documents import make
@@ -260,3 +261,29 @@ def test_a_file_saved_while_ocr_reads_a_scan_is_indexed_without_waiting_for_it(
         assert "scanned" in ws.document_text("scan.pdf").places[0][1]
     finally:
         ws.close()
+
+
+def test_a_scanned_heading_style_is_one_heading_level_whatever_its_boxes_height() -> None:
+    # one heading style whose boxes came out 20 to 22.5 points high, and body lines
+    titles = {"Backups": 20.0, "Restores": 21.5, "Upgrades": 22.5, "Alerts": 20.5}
+    pages = [
+        [
+            Line(n + 1, title, size, 400, 72, 300, 700, 680),
+            *(
+                Line(
+                    n + 1,
+                    f"line {i} of the {title.lower()} section",
+                    15.0,
+                    400,
+                    72,
+                    500,
+                    650 - 20 * i,
+                    635 - 20 * i,
+                )
+                for i in range(8)
+            ),
+        ]
+        for n, (title, size) in enumerate(titles.items())
+    ]
+    text = compose(pages, {}, {1, 2, 3, 4}).text
+    assert [ln for ln in text.splitlines() if ln.startswith("#")] == [f"# {t}" for t in titles]

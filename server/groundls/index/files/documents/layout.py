@@ -37,6 +37,10 @@ class Line:
     heading: int = 0  # level, 0 for body text
 
 
+#: Sizes of OCR's lines within this ratio of each other are one size (see ``_even_sizes``).
+SIZE_BAND = 1.15
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", "", text).lower()
 
@@ -64,6 +68,30 @@ def _drop_running(pages: list[list[Line]]) -> None:
 
 def _digitless(text: str) -> str:
     return re.sub(r"[0-9]+", "#", _norm(text))
+
+
+def _even_sizes(lines: list[Line]) -> None:
+    """OCR's lines set in one size, given one size: a line's size is its box's height, which
+    varies with its letters and the page's grain. Sizes within ``SIZE_BAND`` of the body's are
+    the body's; above it, each band of sizes within ``SIZE_BAND`` of its smallest is one size
+    (its commonest), so a heading style is one size and one heading level."""
+    chars = Counter[float]()
+    for line in lines:
+        chars[line.size] += len(line.text)
+    if not chars:
+        return
+    body = chars.most_common(1)[0][0]
+    even = {size: body for size in chars if body / SIZE_BAND <= size <= body * SIZE_BAND}
+    bands: list[list[float]] = []
+    for size in sorted(s for s in chars if s > body * SIZE_BAND):
+        if bands and size <= bands[-1][0] * SIZE_BAND:
+            bands[-1].append(size)
+        else:
+            bands.append([size])
+    for band in bands:
+        even.update(dict.fromkeys(band, max(band, key=chars.__getitem__)))
+    for line in lines:
+        line.size = even.get(line.size, line.size)
 
 
 def _mark_headings(
@@ -132,6 +160,7 @@ def compose(
     recorded."""
     _drop_running(pages)
     lines = [line for page in pages for line in page]
+    _even_sizes([line for line in lines if line.page in scanned])
     sizes = Counter[float]()
     for line in lines:
         sizes[line.size] += len(line.text)
