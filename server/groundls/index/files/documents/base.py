@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from groundls.chunkers.languages import DOCUMENT_EXTENSIONS
 
 #: Raise when a reader's output changes: every document is read again on the next index run.
-EXTRACTOR_VERSION = 10
+EXTRACTOR_VERSION = 11
 
 #: Suffix -> format name (also the chunks' language, so ``--lang pdf`` finds them): the
 #: chunkers' map, which also says which chunker reads each format's text.
