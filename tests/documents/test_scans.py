@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from groundls.answer.stages.retrieve import carries_answer
+from groundls.cli.commands import _scans_line
 from groundls.config import Config
 from groundls.index.files.documents import DocumentRefused, extract, extract_bounded, place_at
 from groundls.index.files.documents.base import unsure_place
@@ -287,3 +288,29 @@ def test_a_scanned_heading_style_is_one_heading_level_whatever_its_boxes_height(
     ]
     text = compose(pages, {}, {1, 2, 3, 4}).text
     assert [ln for ln in text.splitlines() if ln.startswith("#")] == [f"# {t}" for t in titles]
+
+
+@needs_ocr
+def test_a_page_scanned_too_coarse_to_read_well_is_listed_as_unsure(
+    documents: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    manual = documents / "manual-ja.pdf"
+    make.scanned_copy(manual, root / "fax.pdf", [0], dpi=50)  # a fax of a fax
+    make.scanned_copy(manual, root / "scan.pdf", [0])
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    fakes = {"static": FakeEmbedder("fake-static", 32), "use": FakeEmbedder("fake-use", 32)}
+    ws = Workspace.open(root, config, tmp_path / "index", embedders=fakes)
+    try:
+        ws.index()
+        ws.fill_deep()
+        assert ws.document_text("fax.pdf").places == [(1, "p. 1 (scanned, unsure)")]
+        assert ws.document_text("scan.pdf").places == [(1, "p. 1 (scanned)")]
+        scans = ws.stats()["scans"]
+        assert (scans["pages_read"], scans["pages_unsure"]) == (2, 1)
+        assert scans["unsure"] == ["fax.pdf p. 1 (scanned, unsure)"]
+        status = _scans_line(scans)  # what `groundls status` prints
+        assert "1 read with little confidence" in status and "fax.pdf p. 1" in status
+    finally:
+        ws.close()
