@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from groundls.index.files.documents.base import read_by_ocr, unsure_place
+from groundls.index.files.documents.base import scanned_place, unsure_place
 
 #: Files the OCR tier has still to read: images and scanned PDFs (refused as waiting for OCR),
 #: then indexed PDFs with pages that have no text.
@@ -68,7 +68,7 @@ def _scanned_pages(conn: Any) -> dict[str, Any]:
     for path, places in conn.execute(
         "SELECT path, places FROM documents WHERE places LIKE '%scanned%' ORDER BY path"
     ):
-        labels = [label for _, label in json.loads(places) if read_by_ocr(label)]
+        labels = [label for _, label in json.loads(places) if scanned_place(label)]
         read += len(labels)
         unsure += [f"{path} {label}" for label in labels if unsure_place(label)]
     return {"pages_read": read, "pages_unsure": len(unsure), "unsure": unsure[:LISTED]}

@@ -26,13 +26,15 @@ LEGACY_FORMATS: dict[str, str] = {
     ".ods": "save it as .xlsx",
 }
 
+#: What the place of a page OCR read with little confidence says (see ``scans.PAGE_FLOOR``).
+UNSURE = "scanned, unsure"
 #: How a place is named in a citation, by kind; and a run of them.
 _LABELS = {
     "page": "p. {}",
     "scan": "p. {} (scanned)",
-    "unsure scan": "p. {} (scanned, unsure)",
+    "unsure scan": f"p. {{}} ({UNSURE})",
     "image": "scanned",
-    "unsure image": "scanned, unsure",
+    "unsure image": UNSURE,
     "slide": "slide {}",
     "sheet": "sheet {}",
     "cell": "cell {}",
@@ -98,11 +100,7 @@ class Extracted:
         )
 
 
-#: What the place of a page OCR read with little confidence says (see ``scans.PAGE_FLOOR``).
-UNSURE = "scanned, unsure"
-
-
-def read_by_ocr(label: str) -> bool:
+def scanned_place(label: str) -> bool:
     """Whether a place label is a page or image read by OCR."""
     return label.startswith("scanned") or label.endswith(("(scanned)", f"({UNSURE})"))
 
