@@ -110,6 +110,8 @@ def test_a_page_read_with_little_confidence_is_searched_but_never_an_excerpt() -
     places = [(1, "p. 1 (scanned)"), (9, "p. 2 (scanned, unsure)"), (20, "p. 3 (scanned, unsure)")]
     assert place_at(places, 1, 5) == "p. 1 (scanned)"
     assert place_at(places, 10, 25) == "pp. 2–3 (scanned, unsure)"
+    # a note that is not OCR's stays with its label
+    assert place_at([(1, "sheet A (old)"), (2, "sheet B (old)")], 1, 2) == "sheets A (old)–B (old)"
     assert unsure_place(place_at(places, 2, 12)) and not unsure_place(place_at(places, 1, 5))
     question = "where is the stock ledger kept"
     assert carries_answer(replace(hit(1, _PROSE), place="p. 1 (scanned)"), question)

@@ -39,8 +39,8 @@ _LABELS = {
     "sheet": "sheet {}",
     "cell": "cell {}",
 }
-#: A label's note: " (scanned)".
-_NOTE = re.compile(r" \([^()]*\)$")
+#: An OCR page's note, " (scanned)" or " (scanned, unsure)": a run of such pages keeps it once.
+_NOTE = re.compile(rf" \((?:scanned|{re.escape(UNSURE)})\)$")
 _PLURALS = {"p.": "pp.", "slide": "slides", "sheet": "sheets", "cell": "cells", "ch.": "ch."}
 
 
