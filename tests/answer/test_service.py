@@ -556,8 +556,10 @@ def test_an_answer_that_only_restates_the_question_gives_the_excerpts_key_lines(
     ans = svc.ask("where do we retry failed uploads?")
     assert ans.mode == "extractive" and ans.answer.startswith("Extractive mode")
     assert "def retry_upload" in ans.answer and [c.path for c in ans.citations] == ["src/upload.py"]
-    # the model is there and answered: the notice says why its answer was set aside
+    # the model is there and answered: the notice says why its answer was set aside, and the
+    # answer names the model that read the excerpts (as an answer cut and replaced does)
     assert ans.notice == "the model's answer only restated the question or described the excerpts"
+    assert ans.model == "fake-model"
     # the reader saw the model's words first, then the key lines in their place
     assert ans.timing["first_token_ms"] <= ans.timing["replaced_ms"] <= ans.timing["total_ms"]
 

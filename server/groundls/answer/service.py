@@ -382,8 +382,9 @@ class AnswerService:
         if checked.fallback:
             fallback = Fallback(checked.fallback, chosen=chosen)
             ans = self._cannot_stand(got, excerpts, fallback, on_token, t0)
-            if ans.mode == "extractive":
-                return replace(ans, repairs=checked.repairs, chosen=chosen)
+            if ans.mode == "extractive":  # the model read the excerpts: it is named, as when cut
+                name = getattr(model, "name", "")
+                return replace(ans, repairs=checked.repairs, chosen=chosen, model=name)
             return replace(ans, chosen=chosen)
         if checked.found:  # the lines its sentences rest on, verbatim, after it
             show(more := backed(checked.text, got.question, excerpts, searched=got.searched))
