@@ -6,6 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from .gloss import code_gloss
 from .reading import readable
 
 KINDS = ("code", "doc", "config")
@@ -73,6 +74,9 @@ class Chunk:
     place: str = ""
     #: words the keyword index holds beside ``embed_text`` (see ``reading.read_words``)
     read_words: tuple[str, ...] = ()
+    #: a code chunk's names as words and its Japanese lines, what the multilingual models read
+    #: of it ("" when it writes none; see ``gloss.code_gloss``)
+    gloss: str = ""
 
 
 def is_meaningful(text: str) -> bool:
@@ -121,6 +125,9 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
                 signature=piece.signature,
                 names=piece.names,
                 read_words=piece.read_words,
+                gloss=code_gloss(embed_text, piece.breadcrumb, piece.title)
+                if kind == "code"
+                else "",
             )
         )
     return chunks

@@ -78,6 +78,13 @@ SETS = {
     "flask-docs": ("fetch_flask_docs.sh", "flask_docs", "queries_flask_docs.jsonl"),
     "flask-docs-ja": ("fetch_flask_docs.sh", "flask_docs", "queries_flask_docs_ja.jsonl"),
     "ja-ko": ("fetch_maintguide_ja.sh", "maintguide_ja", "queries_maintguide_ko.jsonl"),
+    # behaviour questions about code, without its names, each in English and Japanese (issue 82):
+    # development s2util (Java, Japanese Javadoc) and cobra (Go); held out cubby (a Java web
+    # framework, Japanese Javadoc) and chi (Go)
+    "s2util-code": ("fetch_s2util.sh", "s2util", "queries_s2util_behaviour.jsonl"),
+    "cobra-code": ("fetch_cobra.sh", "cobra", "queries_cobra_behaviour.jsonl"),
+    "cubby-code": ("fetch_cubby.sh", "cubby", "queries_cubby_behaviour.jsonl"),
+    "chi-code": ("fetch_chi.sh", "chi", "queries_chi_behaviour.jsonl"),
 }
 #: Sets whose fetch script and questions live in this repository (scripts/lab/sets).
 OWN_SETS = {
@@ -101,6 +108,10 @@ OWN_SETS = {
     "ddskk-ja-en",
     "flask-docs",
     "flask-docs-ja",
+    "s2util-code",
+    "cobra-code",
+    "cubby-code",
+    "chi-code",
 }
 #: The mixed workspace: folder name -> (public set whose corpus it is, its questions).
 MIXED = {

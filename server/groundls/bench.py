@@ -95,7 +95,7 @@ def _tier_rates(workspace: Workspace, config: Config) -> dict[str, tuple[int, fl
     parts: dict[str, list[str]] = {}
     for c in chunks:
         for space in workspace.policy.spaces_for(c):
-            per_space.setdefault(space, {})[c.content_hash] = c.embed_text
+            per_space.setdefault(space, {})[c.content_hash] = workspace.policy.text_for(space, c)
         if workspace.policy.has_parts(c):
             parts[c.content_hash] = sentence_parts(c)
     tiers: dict[str, tuple[int, float]] = {}

@@ -16,9 +16,11 @@ class FakeEmbedder:
         self.version = "1"
         self.dim = dim
         self.calls: list[int] = []
+        self.texts: list[str] = []
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls.append(len(texts))
+        self.texts.extend(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             for word in text.lower().split():

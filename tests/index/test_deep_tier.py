@@ -246,3 +246,50 @@ def test_a_filled_space_frees_minilms_batch_session_until_a_file_changes(tmp_pat
         assert minilm.embed(["def f(): pass"]).shape == (1, 384)  # loaded again on demand
     finally:
         ws.close()
+
+
+JAVA_JA = """package org.example.text;
+
+/** 文字列のユーティリティです。 */
+public final class Texts {
+
+    /**
+     * 文字列が<code>null</code>または空なら、与えられた既定値を返します。
+     *
+     * @param text 文字列
+     */
+    static String orDefault(final String text, final String fallback) {
+        return text == null || text.isEmpty() ? fallback : text;
+    }
+}
+"""
+
+
+def test_code_with_japanese_comments_is_read_in_words_by_the_models_that_read_japanese(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    write(root, {"src/Texts.java": JAVA_JA, "upload.py": CODE})
+    embedders = fakes()
+    config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
+    workspace = Workspace.open(root, config, tmp_path / "index", embedders=embedders)
+    workspace.index()
+    workspace.fill_deep()
+    store = workspace.store
+
+    def spaces(path: str, line: int) -> set[str]:
+        chunk = store.chunk_at(path, line)
+        assert chunk is not None and chunk.kind == "code"
+        rowid = store.chunk_rowid(chunk.chunk_id)
+        return {s for s in ("static", "minilm", "use", "e5") if store.rowids_in(s, [rowid])}
+
+    assert spaces("src/Texts.java", 12) == {"static", "minilm", "use", "e5"}
+    assert spaces("upload.py", 1) == {"static", "minilm"}  # English models read it already
+    # the multilingual models read the method's names as words and its Japanese lines, without
+    # comment markers or markup; the English ones read its code
+    for space in ("use", "e5"):
+        read = next(t for t in embedders[space].texts if "or default" in t)
+        assert "texts: or default" in read and "文字列がnullまたは空なら" in read
+        assert "/**" not in read and "<code>" not in read and "return text" not in read
+    assert any("return text == null" in t for t in embedders["minilm"].texts)
+    assert not any("upload with retry" in t for t in embedders["e5"].texts)

@@ -176,7 +176,7 @@ class DeepFill:
         while len(todo) < limit and (asked := self._take_asked(space, limit - len(todo))):
             rank = {rowid: i for i, rowid in enumerate(asked)}
             rows = sorted(self.store.chunks_without_among(space, asked), key=lambda r: rank[r[0]])
-            todo += self._embed_texts(walker, [r for r in rows if self._wants(space, r)])
+            todo += self._embed_texts(walker, space, [r for r in rows if self._wants(space, r)])
         while scan and len(todo) < limit:
             after = self._deep_after.get(space, 0)
             rows = self.store.chunks_without(space, after, limit)
@@ -187,7 +187,7 @@ class DeepFill:
             taken = wanted[: limit - len(todo)]
             # look again after the last row taken, or past every row read when all were taken
             last = taken[-1][0] if len(taken) < len(wanted) else rows[-1][0]
-            todo += self._embed_texts(walker, taken)
+            todo += self._embed_texts(walker, space, taken)
             self._deep_after[space] = last
         return todo
 
@@ -195,9 +195,12 @@ class DeepFill:
         return space in self.policy.spaces_of(row[4], row[5])
 
     def _embed_texts(
-        self, walker: WorkspaceWalker, rows: Sequence[tuple[int, str, str, str, str, str]]
+        self,
+        walker: WorkspaceWalker,
+        space: str,
+        rows: Sequence[tuple[int, str, str, str, str, str]],
     ) -> list[tuple[int, str, str]]:
-        """(rowid, content hash, embed text) of chunk rows, the file chunked again; rows whose
+        """(rowid, content hash, the text ``space`` reads) of chunk rows, the file chunked again; rows whose
         file changed since it was indexed are left to the next index run."""
         by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
         for row in rows:
@@ -208,7 +211,7 @@ class DeepFill:
             for rowid, _, chunk_id, h, _, _ in chunk_rows:
                 chunk = chunks.get(chunk_id)
                 if chunk is not None and chunk.content_hash == h:
-                    out.append((rowid, h, chunk.embed_text))
+                    out.append((rowid, h, self.policy.text_for(space, chunk)))
         if len(by_path) > 1:  # grouped by file above: back to the order asked
             order = {row[0]: i for i, row in enumerate(rows)}
             out.sort(key=lambda t: order[t[0]])

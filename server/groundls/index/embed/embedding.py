@@ -85,7 +85,7 @@ def embed_chunks(
             blob = stored(space, h)
             if blob is None:
                 if embed(space):
-                    missing.setdefault(space, {})[h] = chunk.embed_text
+                    missing.setdefault(space, {})[h] = policy.text_for(space, chunk)
             else:
                 out.vectors[(space, h)] = blob
                 out.reused += 1
