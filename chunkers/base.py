@@ -105,8 +105,10 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
         body = piece.search_text if piece.search_text is not None else piece.text
         header = piece.context or _default_context(path, piece)
         embed_text = f"{header}\n{body}" if header else body
-        # the words are the keyword index's: a chunk whose reading changes is stored anew
-        hashed = "\x00".join([embed_text, *piece.read_words])
+        # the words are the keyword index's, the gloss the multilingual models' reading: a chunk
+        # whose reading changes is stored anew
+        gloss = code_gloss(embed_text, piece.breadcrumb, piece.title) if kind == "code" else ""
+        hashed = "\x00".join([embed_text, *piece.read_words, *([gloss] if gloss else [])])
         chunks.append(
             Chunk(
                 id=make_chunk_id(path, piece.key, ordinal),
@@ -125,9 +127,7 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
                 signature=piece.signature,
                 names=piece.names,
                 read_words=piece.read_words,
-                gloss=code_gloss(embed_text, piece.breadcrumb, piece.title)
-                if kind == "code"
-                else "",
+                gloss=gloss,
             )
         )
     return chunks
