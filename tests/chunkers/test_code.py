@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from groundls.chunkers import MEMBERS, Chunk, ChunkOptions, chunk_file, code_langs
-from groundls.chunkers.base import CHUNK_ID_RE
+from groundls.chunkers.base import CHUNK_ID_RE, content_hash
 from groundls.chunkers.code import code_pieces
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "code"
@@ -876,3 +876,33 @@ def test_parallel_chunking_in_threads_gives_identical_results():
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(lambda job: [c.id for c in chunk_file(*job)], jobs))
     assert got == expected
+
+
+GO_JA = """package queue
+
+// 溜まった仕事を古い順に取り出します。空なら待たずに nil を返します。
+func (q *jobQueue) popOldest() *job {
+	if len(q.items) == 0 {
+		return nil
+	}
+	oldest := q.items[0]
+	q.items = q.items[1:]
+	return oldest
+}
+"""
+
+
+def test_a_code_chunk_says_in_words_what_its_japanese_comments_say():
+    (chunk,) = [c for c in chunk_file("queue.go", GO_JA) if c.symbol == "popOldest"]
+    first, *said = chunk.gloss.splitlines()
+    assert first == "job queue: pop oldest"
+    assert said == ["溜まった仕事を古い順に取り出します。空なら待たずに nil を返します。"]
+
+
+def test_code_that_writes_no_japanese_has_no_gloss_and_keeps_its_content_hash():
+    english = GO_JA.replace(
+        "溜まった仕事を古い順に取り出します。空なら待たずに nil を返します。",
+        "Pops the oldest job.",
+    )
+    (chunk,) = [c for c in chunk_file("queue.go", english) if c.symbol == "popOldest"]
+    assert chunk.gloss == "" and chunk.content_hash == content_hash(chunk.embed_text)
