@@ -9,7 +9,7 @@ from .reading import SYNTAXES, read_words
 
 #: Raise when the same text comes out in other chunks (a new grammar, a new rule): every file's
 #: chunks are made again on the next index run; unchanged chunks keep their vectors.
-CHUNKER_VERSION = 24
+CHUNKER_VERSION = 25
 
 __all__ = [
     "CHUNKER_VERSION",

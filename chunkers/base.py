@@ -74,8 +74,8 @@ class Chunk:
     place: str = ""
     #: words the keyword index holds beside ``embed_text`` (see ``reading.read_words``)
     read_words: tuple[str, ...] = ()
-    #: a code chunk's names as words and its Japanese lines, what the multilingual models read
-    #: of it ("" when it writes none; see ``gloss.code_gloss``)
+    #: a code chunk's names as words, its comments and its Japanese lines: what the multilingual
+    #: model reads of it (see ``gloss.code_gloss``; "" for other chunks)
     gloss: str = ""
 
 
@@ -107,7 +107,11 @@ def finalize(path: str, language: str, kind: str, pieces: list[Piece]) -> list[C
         embed_text = f"{header}\n{body}" if header else body
         # the words are the keyword index's, the gloss the multilingual models' reading: a chunk
         # whose reading changes is stored anew
-        gloss = code_gloss(embed_text, piece.breadcrumb, piece.title) if kind == "code" else ""
+        gloss = (
+            code_gloss(embed_text, piece.text, piece.breadcrumb, piece.title)
+            if kind == "code"
+            else ""
+        )
         hashed = "\x00".join([embed_text, *piece.read_words, *([gloss] if gloss else [])])
         chunks.append(
             Chunk(

@@ -1,10 +1,13 @@
-"""What a code chunk says in words: its names read as words and the lines it writes in a
-language other than code's (comments, doc comments, messages), for the models that read prose.
+"""What a code chunk says in words: its names read as words, then its comments and doc comments
+and any line it writes in Japanese (a message, its class's description), for the models that
+read prose.
 
-Code is embedded by the English models, which read it by its names. Its Japanese doc comments
-and messages are read by no model there; the gloss is what the multilingual models read of it
-(``SpacePolicy.text_for``), so a question in people's words, in Japanese or English, meets the
-code's own description of what it does.
+Code is embedded by the English models, which read it by its names. What its comments say in
+another language is read by no model there, and a question in people's words meets an
+undocumented method only through identifiers glued into one word. The gloss is what the
+multilingual model reads of a code chunk (``SpacePolicy.text_for``): a question in Japanese or
+English meets the code's own description of what it does, and every definition, documented or
+not, is read there by its names.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ _MARKERS = re.compile(r"^\s*(?:/\*\*|/\*!|/\*|\*/|\*|///|//!|//|#+|--|\"\"\"|'''
 #: Markup inside doc comments: HTML tags, Javadoc inline tags (their words kept).
 _TAGS = re.compile(r"<[^<>]{1,40}>|\{@\w+\s+([^}]*)\}")
 _WS = re.compile(r"[ \t]+")
+#: Lines that are a comment whatever the language: line comments and a block comment's lines.
+_LINE_COMMENT = ("//", "#", "--")
+_DOCSTRING = ('"""', "'''")
+#: Characters of a gloss at most (a long doc comment says what it does in its first lines).
+MAX_GLOSS = 600
 
 
 def name_words(breadcrumb: tuple[str, ...], title: str) -> str:
@@ -27,17 +35,38 @@ def name_words(breadcrumb: tuple[str, ...], title: str) -> str:
     return ": ".join(" ".join(split_identifier(n)) for n in names if split_identifier(n))
 
 
-def code_gloss(embed_text: str, breadcrumb: tuple[str, ...], title: str) -> str:
-    """The chunk's names as words, then each line of its text written in Japanese (comment
-    markers and markup removed); "" when no line is (the English models read it already)."""
-    said = []
-    for line in embed_text.splitlines():
-        if not is_cjk(line):
-            continue
-        text = _TAGS.sub(lambda m: m.group(1) or "", _MARKERS.sub("", line))
-        text = _WS.sub(" ", text).strip()
-        if text and text not in said:
-            said.append(text)
-    if not said:
-        return ""
-    return "\n".join([name_words(breadcrumb, title), *said]).strip()
+def comment_lines(code: str) -> list[str]:
+    """The lines of ``code`` inside comments, doc comments and docstrings, as written."""
+    out: list[str] = []
+    block, quote = False, ""
+    for line in code.splitlines():
+        s = line.strip()
+        if quote:
+            out.append(line)
+            quote = "" if quote in s else quote
+        elif block:
+            out.append(line)
+            block = "*/" not in s
+        elif s.startswith("/*"):
+            out.append(line)
+            block = "*/" not in s[2:]
+        elif s.startswith(_LINE_COMMENT):
+            out.append(line)
+        elif s.startswith(_DOCSTRING):
+            out.append(line)
+            mark = s[:3]
+            quote = "" if mark in s[3:] else mark
+    return out
+
+
+def code_gloss(embed_text: str, text: str, breadcrumb: tuple[str, ...], title: str) -> str:
+    """The chunk's names as words, then its comment lines and every line of ``embed_text`` (its
+    header and code) written in Japanese, without comment markers or markup."""
+    said: list[str] = []
+    wanted = [*(line for line in embed_text.splitlines() if is_cjk(line)), *comment_lines(text)]
+    for line in wanted:
+        words = _TAGS.sub(lambda m: m.group(1) or "", _MARKERS.sub("", line))
+        words = _WS.sub(" ", words).strip()
+        if words and not words.startswith("@") and words not in said:
+            said.append(words)
+    return "\n".join([name_words(breadcrumb, title), *said]).strip()[:MAX_GLOSS]

@@ -8,6 +8,7 @@ import pytest
 from groundls.chunkers import MEMBERS, Chunk, ChunkOptions, chunk_file, code_langs
 from groundls.chunkers.base import CHUNK_ID_RE, content_hash
 from groundls.chunkers.code import code_pieces
+from groundls.chunkers.gloss import comment_lines
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "code"
 
@@ -899,10 +900,33 @@ def test_a_code_chunk_says_in_words_what_its_japanese_comments_say():
     assert said == ["溜まった仕事を古い順に取り出します。空なら待たずに nil を返します。"]
 
 
-def test_code_that_writes_no_japanese_has_no_gloss_and_keeps_its_content_hash():
+def test_code_is_glossed_by_its_comments_in_any_language_and_an_undocumented_one_by_its_names():
     english = GO_JA.replace(
         "溜まった仕事を古い順に取り出します。空なら待たずに nil を返します。",
         "Pops the oldest job.",
     )
     (chunk,) = [c for c in chunk_file("queue.go", english) if c.symbol == "popOldest"]
-    assert chunk.gloss == "" and chunk.content_hash == content_hash(chunk.embed_text)
+    assert chunk.gloss == "job queue: pop oldest\nPops the oldest job."
+    bare = "\n".join(line for line in english.splitlines() if not line.startswith("//"))
+    (chunk,) = [c for c in chunk_file("queue.go", bare) if c.symbol == "popOldest"]
+    assert chunk.gloss == "job queue: pop oldest"
+
+
+def test_a_docstring_and_a_block_comment_are_comments_a_string_is_not():
+    code = 'def f():\n    """Say hi.\n\n    Twice.\n    """\n    x = "# not"\n    /* a\n    b */\n'
+    assert [line.strip() for line in comment_lines(code)] == [
+        '"""Say hi.',
+        "",
+        "Twice.",
+        '"""',
+        "/* a",
+        "b */",
+    ]
+
+
+def test_a_chunk_whose_reading_changes_is_stored_anew():
+    (one,) = [c for c in chunk_file("queue.go", GO_JA) if c.symbol == "popOldest"]
+    other = GO_JA.replace("溜まった", "積まれた")
+    (two,) = [c for c in chunk_file("queue.go", other) if c.symbol == "popOldest"]
+    assert one.gloss != two.gloss and one.content_hash != two.content_hash
+    assert one.content_hash != content_hash(one.embed_text)  # the gloss is part of it

@@ -64,7 +64,8 @@ def test_a_fill_can_be_kept_to_one_deep_space(tmp_path: Path) -> None:
     fraction = workspace.indexer.fill_fraction
     # minilm comes first in this workspace's order, yet only e5 is filled
     assert workspace.indexer.deep_order()[0] == "minilm"
-    assert workspace.fill_deep(spaces=("e5",)) == 1
+    # the guide, and the three functions' glosses
+    assert workspace.fill_deep(spaces=("e5",)) == 4
     assert fraction("e5") == 1.0 and fraction("minilm") == 0.0
     assert workspace.fill_deep(spaces=("e5",)) == 0
     assert workspace.fill_deep() > 0 and fraction("minilm") == 1.0
@@ -265,7 +266,7 @@ public final class Texts {
 """
 
 
-def test_code_with_japanese_comments_is_read_in_words_by_the_models_that_read_japanese(
+def test_every_code_chunk_is_read_in_words_by_the_multilingual_model_in_the_deep_tier(
     tmp_path: Path,
 ) -> None:
     root = tmp_path / "repo"
@@ -274,6 +275,7 @@ def test_code_with_japanese_comments_is_read_in_words_by_the_models_that_read_ja
     config, _ = Config.from_dict({"search": {"rewriteQuestions": False}})
     workspace = Workspace.open(root, config, tmp_path / "index", embedders=embedders)
     workspace.index()
+    assert not embedders["e5"].texts  # the first index waits for nothing more
     workspace.fill_deep()
     store = workspace.store
 
@@ -283,13 +285,12 @@ def test_code_with_japanese_comments_is_read_in_words_by_the_models_that_read_ja
         rowid = store.chunk_rowid(chunk.chunk_id)
         return {s for s in ("static", "minilm", "use", "e5") if store.rowids_in(s, [rowid])}
 
-    assert spaces("src/Texts.java", 12) == {"static", "minilm", "use", "e5"}
-    assert spaces("upload.py", 1) == {"static", "minilm"}  # English models read it already
-    # the multilingual models read the method's names as words and its Japanese lines, without
-    # comment markers or markup; the English ones read its code
-    for space in ("use", "e5"):
-        read = next(t for t in embedders[space].texts if "or default" in t)
-        assert "texts: or default" in read and "文字列がnullまたは空なら" in read
-        assert "/**" not in read and "<code>" not in read and "return text" not in read
+    assert spaces("src/Texts.java", 12) == spaces("upload.py", 1) == {"static", "minilm", "e5"}
+    # e5 reads a method's names as words and its comments, without comment markers or markup;
+    # the English models read its code
+    read = next(t for t in embedders["e5"].texts if "or default" in t)
+    assert "texts: or default" in read and "文字列がnullまたは空なら" in read
+    assert "/**" not in read and "<code>" not in read and "return text" not in read
     assert any("return text == null" in t for t in embedders["minilm"].texts)
-    assert not any("upload with retry" in t for t in embedders["e5"].texts)
+    assert "upload: upload with retry" in embedders["e5"].texts  # its names alone
+    assert not any("upload" in t for t in embedders["use"].texts)

@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 from groundls.cpu import wait_for_answers
 from groundls.index.embed.embedders import EmbedderUnavailable
 from groundls.index.embed.embedding import blob_of
+from groundls.index.embed.spaces import GLOSS_SPACES
 from groundls.index.files.walk import WorkspaceWalker
 
 log = logging.getLogger("groundls.index")
@@ -51,8 +52,9 @@ class DeepFill:
     def deep_order(self) -> list[str]:
         """The deep spaces in the order they are filled: the one more of this workspace's chunks
         want first, so a Japanese manual gets its multilingual vectors before MiniLM's and a code
-        repository MiniLM's first; ties keep the policy's order. Worked out again after the
-        index changes."""
+        repository MiniLM's first (code's gloss, which a gloss space also reads, is counted for
+        the code spaces alone); ties keep the policy's order. Worked out again after the index
+        changes."""
         if self._deep_order is None:
             self.ensure_spaces()
             counts = {
@@ -62,7 +64,11 @@ class DeepFill:
             }
             self._deep_have = {space: have for space, (have, _) in counts.items()}
             self._deep_wanted = {space: wanted for space, (_, wanted) in counts.items()}
-            self._deep_order = sorted(counts, key=lambda s: -self._deep_wanted[s])
+            code = self.store.count_of_kind("code")
+            wants = {
+                s: n - (code if s in GLOSS_SPACES else 0) for s, n in self._deep_wanted.items()
+            }
+            self._deep_order = sorted(counts, key=lambda s: -wants[s])
         return self._deep_order
 
     def fill_fraction(self, space: str) -> float:

@@ -48,9 +48,11 @@ STAND_INS = {"static": "minilm"}
 #: time for nothing.
 PROSE_ONLY = ("e5",)
 
-#: Characters of a chunk's text that decide its spaces: what the store reads back of a chunk to
-#: know which spaces it wants (``DEEP_ROW``, ``chunk_kinds``), so the index and the deep fill agree.
-HEAD_CHARS = 400
+#: The multilingual space that also reads every code chunk, by its gloss (its names as words, its
+#: comments, its Japanese lines: ``chunkers.gloss``): a question in people's words, in Japanese or
+#: English, meets what the code says of itself. It is a deep space, filled in the background, so
+#: the first index waits for nothing more.
+GLOSS_SPACES = ("e5",)
 
 #: The space of a model server's embeddings (``embeddings.served``): every chunk, deep tier.
 SERVED_SPACE = "served"
@@ -121,19 +123,19 @@ class SpacePolicy:
         """The spaces of a chunk of this kind and text (deep tier included)."""
         code, latin, cjk = self._table
         extra = (SERVED_SPACE,) if self.served else ()
-        if kind == "code":  # its Japanese comments are read by the models that read Japanese
-            said = cjk if is_cjk(text[:HEAD_CHARS]) else ()
-            return code + tuple(s for s in said if s not in code) + extra
+        if kind == "code":
+            glossed = tuple(s for s in cjk if s in GLOSS_SPACES and s not in code)
+            return code + glossed + extra
         spaces = cjk if is_cjk(text) else latin
         if kind != "doc":
             spaces = tuple(s for s in spaces if s not in PROSE_ONLY)
         return spaces + extra
 
     def text_for(self, space: str, chunk: Chunk) -> str:
-        """What ``space``'s model reads of a chunk: a code chunk's gloss (its names as words and
-        its Japanese lines) in a space that is there for Japanese, else its embed text."""
-        code, _, cjk = self._table
-        if chunk.kind == "code" and chunk.gloss and space in cjk and space not in code:
+        """What ``space``'s model reads of a chunk: a code chunk's gloss in a gloss space (see
+        ``GLOSS_SPACES``), else its embed text."""
+        code = self._table[0]
+        if chunk.kind == "code" and chunk.gloss and space in GLOSS_SPACES and space not in code:
             return chunk.gloss
         return chunk.embed_text
 

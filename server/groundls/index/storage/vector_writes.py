@@ -141,6 +141,11 @@ class VectorWrites:
         ).fetchone()
         return int(row[0])
 
+    def count_of_kind(self, kind: str) -> int:
+        """How many chunks are of ``kind`` (code, doc, config)."""
+        row = self.conn.execute(f"SELECT count(*) FROM {self.CHUNKS} WHERE kind = ?", (kind,))
+        return int(row.fetchone()[0])
+
     def add_vectors(self, space: str, rows: Sequence[tuple[int, str, bytes]]) -> int:
         """Add ``space`` vectors to stored chunks: (rowid, content hash, vector). A chunk that
         was replaced or removed meanwhile (its hash differs) is left alone. Returns how many
