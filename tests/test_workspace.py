@@ -677,8 +677,9 @@ def test_editing_a_chunk_refills_only_its_deep_vector_and_keeps_the_others(
     )
     report = workspace.index_paths(["src/storage/uploads.py"])
     assert report.embedded == 1  # the fast tier only
-    assert workspace.deep_status() == (wanted - 1, wanted)
-    assert workspace.fill_deep() == 1
+    # the deep tier: its MiniLM vector and its gloss's e5 vector, and no other chunk's
+    assert workspace.deep_status() == (wanted - 2, wanted)
+    assert workspace.fill_deep() == 2
 
 
 def test_the_deep_tier_skips_a_file_changed_since_it_was_indexed(
