@@ -9,7 +9,6 @@ from collections.abc import Collection, Sequence
 from groundls.cpu import wait_for_answers
 from groundls.index.embed.embedders import EmbedderUnavailable
 from groundls.index.embed.embedding import blob_of
-from groundls.index.embed.spaces import GLOSS_SPACES
 from groundls.index.files.walk import WorkspaceWalker
 
 log = logging.getLogger("groundls.index")
@@ -65,9 +64,8 @@ class DeepFill:
             self._deep_have = {space: have for space, (have, _) in counts.items()}
             self._deep_wanted = {space: wanted for space, (_, wanted) in counts.items()}
             code = self.store.count_of_kind("code")
-            wants = {
-                s: n - (code if s in GLOSS_SPACES else 0) for s, n in self._deep_wanted.items()
-            }
+            glossed = self.policy.gloss_spaces
+            wants = {s: n - (code if s in glossed else 0) for s, n in self._deep_wanted.items()}
             self._deep_order = sorted(counts, key=lambda s: -wants[s])
         return self._deep_order
 
@@ -206,8 +204,8 @@ class DeepFill:
         space: str,
         rows: Sequence[tuple[int, str, str, str, str, str]],
     ) -> list[tuple[int, str, str]]:
-        """(rowid, content hash, the text ``space`` reads) of chunk rows, the file chunked again; rows whose
-        file changed since it was indexed are left to the next index run."""
+        """(rowid, content hash, the text ``space`` reads) of chunk rows, the file chunked again;
+        rows whose file changed since it was indexed are left to the next index run."""
         by_path: dict[str, list[tuple[int, str, str, str, str, str]]] = {}
         for row in rows:
             by_path.setdefault(row[1], []).append(row)

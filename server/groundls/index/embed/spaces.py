@@ -124,18 +124,23 @@ class SpacePolicy:
         code, latin, cjk = self._table
         extra = (SERVED_SPACE,) if self.served else ()
         if kind == "code":
-            glossed = tuple(s for s in cjk if s in GLOSS_SPACES and s not in code)
-            return code + glossed + extra
+            return code + self.gloss_spaces + extra
         spaces = cjk if is_cjk(text) else latin
         if kind != "doc":
             spaces = tuple(s for s in spaces if s not in PROSE_ONLY)
         return spaces + extra
 
+    @property
+    def gloss_spaces(self) -> tuple[str, ...]:
+        """This policy's spaces that read code by its gloss (see ``GLOSS_SPACES``): those of its
+        Japanese prose that its code spaces are not."""
+        code, _, cjk = self._table
+        return tuple(s for s in cjk if s in GLOSS_SPACES and s not in code)
+
     def text_for(self, space: str, chunk: Chunk) -> str:
-        """What ``space``'s model reads of a chunk: a code chunk's gloss in a gloss space (see
-        ``GLOSS_SPACES``), else its embed text."""
-        code = self._table[0]
-        if chunk.kind == "code" and chunk.gloss and space in GLOSS_SPACES and space not in code:
+        """What ``space``'s model reads of a chunk: a code chunk's gloss in a gloss space, else
+        its embed text."""
+        if chunk.kind == "code" and chunk.gloss and space in self.gloss_spaces:
             return chunk.gloss
         return chunk.embed_text
 
