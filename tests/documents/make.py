@@ -343,6 +343,22 @@ def two_column_pdf(out: Path) -> Path:
     )
 
 
+def vertical_pdf(out: Path) -> Path:
+    """One page set vertically (縦書き, columns right to left): a title, then the Japanese
+    manual's first paragraphs."""
+    paragraphs = [p for _, sections in sources.JA_CHAPTERS for _, ps in sections for p in ps][:4]
+    style = (
+        "body{font-family:'IPAGothic','IPAPGothic',sans-serif;font-size:12pt;"
+        "writing-mode:vertical-rl;height:24cm}"
+    )
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return chromium_pdf(
+        f'<!doctype html><html lang="ja"><head><meta charset="utf-8"><style>{style}</style>'
+        f"</head><body><h1>在庫管理サービス 運用の手引き</h1>{body}</body></html>",
+        out,
+    )
+
+
 def scanned_copy(src: Path, out: Path, pages: list[int] | None = None, *, dpi: int = 200) -> Path:
     """``src``'s pages (0-based ``pages``; all by default) as a scanner makes them: rendered at
     ``dpi``, turned by a degree, speckled, saved as JPEG images in a PDF with no text (a path

@@ -21,9 +21,15 @@ from groundls.config import Config
 from groundls.index.files.documents import DocumentRefused, extract, extract_bounded, place_at
 from groundls.index.files.documents.base import unsure_place
 from groundls.index.files.documents.layout import Line, compose
-from groundls.index.files.documents.scans import MIN_IMAGE_BYTES, ocr_available, rows_as_lines
+from groundls.index.files.documents.scans import (
+    MIN_IMAGE_BYTES,
+    is_vertical,
+    ocr_available,
+    rows_as_lines,
+    turned_for_reading,
+)
 from groundls.workspace import Workspace
-from tests.documents import make
+from tests.documents import make, sources
 from tests.helpers.excerpts import hit
 from tests.helpers.fakes import FakeEmbedder
 
@@ -95,6 +101,38 @@ def test_a_table_of_short_cells_keeps_its_rows() -> None:
     assert [ln.text for ln in lines[1:]] == [
         f"{o} | {m}" for o, m in zip(options, meanings, strict=True)
     ]
+
+
+def test_a_vertical_page_is_read_column_by_column_right_to_left() -> None:
+    # three columns of a vertical page, 40 px apart, each box 60 px wide (PP-OCR's boxes reach
+    # into their neighbours'), given in no order; a title column stands right of them
+    columns = {1500: "縦書きの題", 1400: "一つ目の段落の一行目です", 1360: "一行目の続きです"}
+    columns[1280] = "二つ目の段落です"
+    boxes = [
+        (box(x - 30, 100, x + 30, 100 + 90 * len(text)), text)
+        for x, text in sorted(columns.items())
+    ]
+    assert is_vertical(boxes) and not is_vertical([(box(0, 0, 900, 40), "a row of text")])
+    lines = rows_as_lines(turned_for_reading(boxes, 1700), 1700, 1)
+    assert [ln.text for ln in lines] == [columns[x] for x in (1500, 1400, 1360, 1280)]
+    first, second, third = lines[1:]
+    assert first.bottom - second.top >= 0  # the columns of a paragraph do not overlap
+    assert second.bottom - third.top > 2 * (first.bottom - second.top)  # the paragraph's gap
+
+
+@needs_ocr
+def test_a_scanned_vertical_page_reads_in_order_as_paragraphs(tmp_path: Path) -> None:
+    printed = make.vertical_pdf(tmp_path / "vertical.pdf")
+    scan = make.scanned_copy(printed, tmp_path / "vertical.png", [0])
+    read = extract("vertical.png", scan.read_bytes(), ocr=True).text
+    paragraphs = [p for _, sections in sources.JA_CHAPTERS for _, ps in sections for p in ps][:4]
+    assert read.startswith("# 在庫管理サービス")
+    truth = "".join(paragraphs)
+    assert difflib.SequenceMatcher(None, _plain(truth), _plain(read)).ratio() > 0.9
+    blocks = [b for b in read.split("\n\n")[1:] if b.strip()]
+    assert len(blocks) == len(paragraphs)  # each paragraph one, its columns joined
+    for block, paragraph in zip(blocks, paragraphs, strict=True):
+        assert difflib.SequenceMatcher(None, _plain(paragraph), _plain(block)).ratio() > 0.85
 
 
 @needs_ocr

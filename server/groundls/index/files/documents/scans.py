@@ -46,6 +46,10 @@ MIN_SIDE = 160
 MAX_PIXELS = 80_000_000
 #: A rendered page whose share of dark pixels is below this is blank: not read.
 INK_SHARE = 0.002
+#: A box this many times as tall as it is wide is a vertical line of text (its reading turns).
+TALL = 1.5
+#: The share of a vertical column's box, across the column, that its letters fill.
+COLUMN_CORE = 0.5
 #: Recognised lines below this confidence are dropped (RapidOCR's own default floor).
 MIN_SCORE = 0.5
 #: A page whose characters the recognizer read with less confidence than this, on average, is
@@ -143,7 +147,11 @@ class Ocr:
         if chars:
             self.confidence[page] = sum(len(text) * score for _, text, score in read) / chars
         boxes = [(box, text) for box, text, score in read if score >= MIN_SCORE]
-        return rows_as_lines(boxes, image.size[1], page)
+        if is_vertical(boxes):
+            boxes, height = turned_for_reading(boxes, image.size[0]), image.size[0]
+        else:
+            height = image.size[1]
+        return rows_as_lines(boxes, height, page)
 
     def pdf_page(self, pdf: Any, index: int) -> list[Line]:
         """A PDF page without a text layer, rendered and read (a ``pdf.PageReader``)."""
@@ -153,6 +161,36 @@ class Ocr:
         finally:
             page.close()
         return self.image_lines(image, index + 1)
+
+
+def is_vertical(boxes: list[tuple[Any, str]]) -> bool:
+    """Whether a page is set vertically (縦書き): most of its characters are in boxes at least
+    ``TALL`` times as tall as they are wide. PP-OCR's recognizer reads such a box turned."""
+    chars = tall = 0
+    for box, text in boxes:
+        xs, ys = [p[0] for p in box], [p[1] for p in box]
+        chars += len(text)
+        if len(text) >= 2 and max(ys) - min(ys) >= TALL * (max(xs) - min(xs)):
+            tall += len(text)
+    return tall * 2 > chars
+
+
+def turned_for_reading(boxes: list[tuple[Any, str]], width: float) -> list[tuple[Any, str]]:
+    """A vertical page's boxes turned a quarter to the left, so its columns, read right to left
+    and each top to bottom, become rows read top to bottom and each left to right: a point (x, y)
+    goes to (y, width - x), and each box's corners start again at its new top left.
+
+    Vertical columns are set closer than PP-OCR's boxes are wide, so a column's box reaches into
+    its neighbours'; each is kept to its middle half across the column (``COLUMN_CORE``), where
+    its letters are, so neighbouring columns are rows apart and a paragraph's gap shows."""
+    turned = []
+    for box, text in boxes:
+        corners = [(float(p[0]), float(p[1])) for p in box]
+        rows = [(y, width - x) for x, y in corners[1:] + corners[:1]]
+        middle = sum(y for _, y in rows) / 4
+        core = [(x, middle + (y - middle) * COLUMN_CORE) for x, y in rows]
+        turned.append((core, text))
+    return turned
 
 
 def rows_as_lines(boxes: list[tuple[Any, str]], height: int, page: int) -> list[Line]:
