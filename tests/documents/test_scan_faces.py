@@ -17,7 +17,7 @@ from mcp import Client
 from groundls.index.files.documents.scans import ocr_available
 from tests.documents import make
 from tests.helpers import mcp_client
-from tests.helpers.lsp_client import command, start_session, stop_session
+from tests.helpers.lsp_client import command, hover, start_session, stop_session
 
 pytestmark = [
     pytest.mark.slow,
@@ -61,6 +61,9 @@ async def test_an_editor_finds_shows_and_counts_what_its_server_read_from_scans(
 ) -> None:
     ws = tmp_path / "ws"
     shutil.copytree(scans, ws / "docs")
+    (ws / "docs" / "notes.md").write_text(  # a note on what the scanned page describes
+        "# 在庫のメモ\n\n在庫台帳には倉庫ごとの品目と数量を記録する。\n", encoding="utf-8"
+    )
     session = await start_session(
         "visual-studio-code",
         [ws],
@@ -85,8 +88,13 @@ async def test_an_editor_finds_shows_and_counts_what_its_server_read_from_scans(
             "scanned",
         ) in cited
         for h in found["hits"]:
-            if h["path"] != "docs/notes.md":
-                assert h["uri"] == session.uri(h["path"])
+            assert h["uri"] == session.uri(h["path"])
+
+        # the hover's notes on the note name the scanned places, cited as scanned
+        shown = await hover(session, "docs/notes.md", 2)
+        assert shown is not None
+        notes = shown.contents.value  # type: ignore[union-attr]
+        assert "`docs/board.png scanned`" in notes or "`docs/scan-ja.pdf p. 1 (scanned)`" in notes
     finally:
         assert await stop_session(session) == 0
 
