@@ -20,6 +20,11 @@ if [[ -z "${GROUNDLS_CMD:-}" ]]; then
   fi
 fi
 export GROUNDLS_CMD
+# the Python that isolates the cache: the one beside the server's executable, else $PATH's
+if [[ -z "${GROUNDLS_PYTHON:-}" ]]; then
+  server_bin="$(dirname "${GROUNDLS_CMD%% *}")"
+  if [[ -x "$server_bin/python" ]]; then GROUNDLS_PYTHON="$server_bin/python"; else GROUNDLS_PYTHON=python; fi
+fi
 
 as_root() { if [[ "$(id -u)" == 0 ]]; then "$@"; else sudo "$@"; fi; }
 apt_updated=0
@@ -40,7 +45,7 @@ export GROUNDLS_INDEX_DIR="$WORK/index"   # never the user's cache
 # again in the editors' home, and the user's cache is never written)
 if [[ -z "${GROUNDLS_CACHE_DIR:-}" ]]; then
   export GROUNDLS_CACHE_DIR="$WORK/cache"
-  (cd "$REPO" && "${GROUNDLS_PYTHON:-python}" -m tests.helpers.user_cache isolate "$GROUNDLS_CACHE_DIR" >/dev/null)
+  (cd "$REPO" && "$GROUNDLS_PYTHON" -m tests.helpers.user_cache isolate "$GROUNDLS_CACHE_DIR" >/dev/null)
 fi
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WORK/home/.local/share"
 mkdir -p "$HOME"

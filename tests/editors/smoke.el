@@ -2,9 +2,15 @@
 ;; Run: GROUNDLS_SMOKE_WS=<copy of tests/fixtures/lsp_ws> timeout 300 emacs --batch -l smoke.el
 ;; Optional: GROUNDLS_CMD (default "groundls serve"), GROUNDLS_SMOKE_TIMEOUT_S (default 240).
 ;; Works with Emacs 28.2 + Debian's elpa-eglot 1.9 and with the eglot built into Emacs 29+.
+;; After groundls.search, groundls.similar and hover it drives the standard requests through
+;; the xref commands eglot backs: xref-find-apropos (workspace/symbol), xref-find-references
+;; (textDocument/references) and, in a Markdown page eglot also manages, xref-find-definitions
+;; (textDocument/definition).
 (package-initialize)                     ; puts Debian's elpa-eglot on the load path
 (require 'eglot)
 (require 'python)
+(require 'xref)
+(require 'subr-x)                        ; string-join
 
 (defvar smoke-ws (file-name-as-directory
                   (expand-file-name (or (getenv "GROUNDLS_SMOKE_WS")
@@ -17,7 +23,10 @@
 
 ;; The fixture is not a VCS checkout: tell project.el (and so eglot) where the workspace is.
 (add-hook 'project-find-functions (lambda (_dir) (cons 'transient smoke-ws)))
-(setq eglot-server-programs (list (cons 'python-mode smoke-cmd))
+;; One server for the code and the doc page: Emacs 28 has no markdown-mode, so a .md file is
+;; put in markdown-mode where it exists and in text-mode otherwise; both are listed.
+(defvar smoke-doc-mode (if (fboundp 'markdown-mode) 'markdown-mode 'text-mode))
+(setq eglot-server-programs (list (cons '(python-mode markdown-mode text-mode) smoke-cmd))
       eglot-sync-connect 60
       eglot-connect-timeout 120
       eglot-autoshutdown nil
@@ -30,8 +39,38 @@
 (defun smoke-check (condition what)
   (unless condition (error "Check failed: %s" what)))
 
+(defun smoke-place (xref)
+  "XREF's place as FILE:LINE, FILE relative to the workspace."
+  (let* ((loc (xref-item-location xref))
+         (file (xref-location-group loc)))
+    ;; eglot 1.9 unhexes a URI's path without decoding it: docs/ja/休暇.md comes as raw bytes
+    ;; (a unibyte string, or eight-bit characters in a multibyte one); raw bytes encode to
+    ;; themselves, decoded characters to their UTF-8, so the round trip decodes both
+    (setq file (decode-coding-string (encode-coding-string file 'utf-8) 'utf-8))
+    (format "%s:%s" (file-relative-name file smoke-ws) (xref-location-line loc))))
+
+(defun smoke-xrefs (command &rest args)
+  "Run the xref COMMAND as its key does and return the places it lists.
+ARGS are its arguments; without them it is called interactively,
+never prompting.  The places are FILE:LINE, in the command's order."
+  (let* ((found :none)
+         (xref-show-xrefs-function (lambda (fetcher _alist) (setq found (funcall fetcher))))
+         (xref-prompt-for-identifier nil)
+         (this-command command))
+    (if args (apply command args) (call-interactively command))
+    (smoke-check (listp found) (format "%s listed something" command))
+    (mapcar #'smoke-place found)))
+
+(defun smoke-goto (line column)
+  (goto-char (point-min))
+  (forward-line (1- line))
+  (forward-char column))
+
 (condition-case err
     (let ((start (float-time)))
+      ;; a doc page that names the function as code (as smoke.lua writes it)
+      (with-temp-file (expand-file-name "docs/discounts.md" smoke-ws)
+        (insert "# Discounts\n\nUse `apply_discount` to take a percentage off a subtotal.\n"))
       (find-file (expand-file-name "src/billing/invoice.py" smoke-ws))
       (python-mode)
       (apply #'eglot (eglot--guess-contact))
@@ -87,6 +126,46 @@
           (smoke-check (string-match-p "Tested in" text) "hover names the test")
           (smoke-check (string-match-p "Called from" text) "hover names the caller")
           (smoke-out "hover (%.1f ms round trip):\n%s" ms text))
+        ;; the xref commands eglot backs, as M-x xref-find-apropos, M-? and M-. run them
+        (let ((symbols (smoke-xrefs #'xref-find-apropos "apply_discount")))
+          (smoke-out "xref-find-apropos(apply_discount) [workspace/symbol] -> %s"
+                     (string-join symbols ", "))
+          (smoke-check (equal (car symbols) "src/billing/invoice.py:17")
+                       "apropos lists the definition first"))
+        (smoke-goto 17 5)                 ; on the name in `def apply_discount('
+        (let ((refs (smoke-xrefs #'xref-find-references)))
+          (smoke-out "xref-find-references(apply_discount) [textDocument/references] -> %s"
+                     (string-join refs ", "))
+          (dolist (want '("src/billing/invoice.py:28" "tests/test_invoice.py:8"
+                          "docs/discounts.md:3"))
+            (smoke-check (member want refs) (concat "references list " want))))
+        (find-file (expand-file-name "docs/discounts.md" smoke-ws))
+        (funcall smoke-doc-mode)
+        (smoke-check (and (eglot-managed-p) (eq (eglot-current-server) server))
+                     (format "eglot manages docs/discounts.md (%s) with the same server"
+                             smoke-doc-mode))
+        (smoke-goto 3 7)                  ; inside `apply_discount'
+        (let* ((show xref-show-definitions-function)
+               (defs :none)
+               (xref-show-definitions-function
+                (lambda (fetcher alist)
+                  (setq defs (funcall fetcher))
+                  (funcall show (lambda () defs) alist)))
+               (xref-prompt-for-identifier nil)
+               (this-command 'xref-find-definitions))
+          (call-interactively #'xref-find-definitions)
+          (smoke-check (listp defs) "xref-find-definitions listed something")
+          (let* ((buf (window-buffer (selected-window)))
+                 (landed (with-current-buffer buf
+                           (format "%s:%d" (file-relative-name (or buffer-file-name
+                                                                   (buffer-name))
+                                                               smoke-ws)
+                                   (line-number-at-pos (window-point))))))
+            (smoke-out (concat "xref-find-definitions at docs/discounts.md:3 (%s) "
+                               "[textDocument/definition] -> %s; landed in %s")
+                       smoke-doc-mode (string-join (mapcar #'smoke-place defs) ", ") landed)
+            (smoke-check (equal landed "src/billing/invoice.py:17")
+                         "the definition from the Markdown span lands at invoice.py:17")))
         (eglot-shutdown server)
         (smoke-out "PASS")
         (kill-emacs 0)))

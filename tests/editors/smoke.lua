@@ -1,10 +1,16 @@
 -- Real-editor smoke test: headless Neovim (0.7.2+) drives `groundls serve` on a workspace.
 -- Run: GROUNDLS_SMOKE_WS=<copy of tests/fixtures/lsp_ws> timeout 300 nvim --headless -u NONE -i NONE -c 'luafile smoke.lua'
--- Optional: GROUNDLS_CMD (default "groundls serve"), GROUNDLS_SMOKE_TIMEOUT_MS (default 240000).
+-- Optional: GROUNDLS_CMD (default "groundls serve"), GROUNDLS_SMOKE_TIMEOUT_MS (default 240000),
+-- GROUNDLS_SMOKE_ANSWER_TIMEOUT_MS (default 180000).
+-- Checks groundls.search, groundls.similar and hover, then the editor's own commands: the symbol
+-- picker, references, definition from a Markdown code span, code lenses, and the code actions
+-- "Ask the workspace about this" and "Show related" (documents opened by window/showDocument).
 local WS = assert(vim.env.GROUNDLS_SMOKE_WS, 'set GROUNDLS_SMOKE_WS to the workspace folder')
 local CMD = vim.split(vim.env.GROUNDLS_CMD or 'groundls serve', ' ', { trimempty = true })
 local INDEX_TIMEOUT = tonumber(vim.env.GROUNDLS_SMOKE_TIMEOUT_MS or '240000')
 local REQUEST_TIMEOUT = 60000 -- the first search loads the query embedders
+-- an answer loads the answer model (if one is installed) and is bounded by answer.timeLimitS
+local ANSWER_TIMEOUT = tonumber(vim.env.GROUNDLS_SMOKE_ANSWER_TIMEOUT_MS or '180000')
 
 local function out(s) io.stdout:write('[nvim] ' .. s .. '\n') end
 
@@ -51,12 +57,16 @@ local function standard_requests(client_id, bufnr)
   vim.cmd('cclose')
 
   vim.lsp.codelens.refresh()
-  assert(vim.wait(REQUEST_TIMEOUT, function()
+  local function lens_at(line) -- the resolved lens over the definition on `line` (1-based)
     for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
-      if lens.command and lens.command.title:find('caller', 1, true) then return true end
+      if lens.command and lens.range.start.line == line - 1 then return lens.command.title end
     end
-    return false
-  end, 100), 'no resolved code lens')
+  end
+  assert(vim.wait(REQUEST_TIMEOUT, function() return lens_at(17) ~= nil end, 100),
+    'no resolved code lens over apply_discount')
+  local title = lens_at(17)
+  assert(title:find('tested in 1', 1, true) and title:find('1 caller', 1, true),
+    'the lens over apply_discount counts no test or caller: ' .. title)
   for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
     if lens.command then out('code lens line ' .. (lens.range.start.line + 1) .. ': ' .. lens.command.title) end
   end
@@ -75,7 +85,129 @@ local function standard_requests(client_id, bufnr)
   out('definition from docs/discounts.md:3 -> src/billing/invoice.py:' .. line)
 end
 
+-- The server's documents (an answer, a related list) live in a folder of the server process.
+local function is_server_doc(name) return name:find('/groundls%-docs%-[^/]*/[^/]*%.md$') ~= nil end
+
+-- Pick the code action whose title starts with `title` from the menu vim.lsp.buf.code_action
+-- shows (vim.ui.select, as a user picks it), after checking the menu offers it.
+local function code_action(title)
+  local offered, chosen = {}, nil
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    vim.ui.select = select
+    for _, item in ipairs(items) do
+      local shown = (opts.format_item(item))
+      table.insert(offered, shown)
+      if not chosen and shown:sub(1, #title) == title then chosen = item end
+    end
+    on_choice(chosen)
+  end
+  vim.lsp.buf.code_action()
+  local menu = vim.wait(REQUEST_TIMEOUT, function() return #offered > 0 end, 50)
+  vim.ui.select = select
+  assert(menu, 'code actions offered no menu')
+  assert(chosen, 'code actions lack "' .. title .. '": ' .. table.concat(offered, ' | '))
+  return offered
+end
+
+-- Wait for the server to open a new document of its own (window/showDocument takes focus)
+-- that satisfies `done(text)`; its buffer and text.
+local function wait_shown_doc(before, timeout, done)
+  local buf, text
+  local shown = vim.wait(timeout, function()
+    buf = vim.api.nvim_get_current_buf()
+    if before[buf] or not is_server_doc(vim.api.nvim_buf_get_name(buf)) then return false end
+    text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+    return done(text)
+  end, 100)
+  assert(buf and is_server_doc(vim.api.nvim_buf_get_name(buf)) and not before[buf],
+    'no window/showDocument opened a document of the server (current buffer: '
+    .. vim.api.nvim_buf_get_name(0) .. ')')
+  assert(shown, 'the shown document never completed:\n' .. tostring(text))
+  return buf, text
+end
+
+local function buffers()
+  local set = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do set[b] = true end
+  return set
+end
+
+-- "Ask the workspace about this" and "Show related" from the code action menu; each runs its
+-- command, whose document the server opens with window/showDocument.
+local function code_actions(bufnr, executed)
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { 18, 8 }) -- the docstring: the line is the question
+  local question = vim.trim(vim.api.nvim_buf_get_lines(bufnr, 17, 18, false)[1])
+  local before = buffers()
+  executed['groundls.askInDocument'] = nil
+  local offered = code_action('Ask the workspace about this')
+  out('code actions at src/billing/invoice.py:18 -> ' .. table.concat(offered, ' | '))
+  local buf, text = wait_shown_doc(before, ANSWER_TIMEOUT, function(t)
+    -- the server's edits replace "Answering..." with the answer as it streams; the last one
+    -- holds what the server wrote to the document's file when it answered
+    if executed['groundls.askInDocument'] == nil or t:find('_Answering..._', 1, true) then return false end
+    local final = table.concat(vim.fn.readfile(vim.api.nvim_buf_get_name(0)), '\n')
+    return vim.trim(t) == vim.trim(final)
+  end)
+  local answer = executed['groundls.askInDocument']
+  assert(not answer.err, 'groundls.askInDocument failed: ' .. vim.inspect(answer.err))
+  answer = answer.result
+  assert(answer.document == vim.uri_from_bufnr(buf),
+    'the opened document is not the answer\'s: ' .. tostring(answer.document))
+  assert(vim.api.nvim_buf_get_name(buf):sub(1, #WS + 1) ~= WS .. '/', 'answer written in the workspace')
+  local lines = vim.split(text, '\n', { plain = true })
+  assert(lines[1]:sub(1, 2) == '# ' and lines[1]:find('Reduce a subtotal by a percentage discount', 1, true),
+    'the document is not headed by the question (' .. question .. '): ' .. lines[1])
+  local body = vim.trim((table.concat(vim.list_slice(lines, 2, #lines), '\n'):gsub('## Sources.*$', '')))
+  assert(body ~= '', 'the answer document has no answer under the question:\n' .. text)
+  assert(vim.tbl_contains({ 'llm', 'extractive', 'not_found' }, answer.mode), 'mode ' .. tostring(answer.mode))
+  local citations = answer.citations or {}
+  if #citations > 0 then
+    -- cited: [n] in the text links the cited lines, and each source is listed as a link
+    assert(text:find('%[%[%d+%]%]%(file://[^)]+#L%d+%)'), 'no [n] citation links to its lines:\n' .. text)
+    assert(text:find('\n## Sources\n', 1, true), 'no Sources list:\n' .. text)
+    for _, c in ipairs(citations) do
+      assert(c.path:sub(1, 1) ~= '/' and vim.uri_to_fname(c.uri) == WS .. '/' .. c.path,
+        'citation outside the workspace: ' .. vim.inspect(c))
+      local source = '\n' .. c.n .. '. [' .. c.path:gsub('([_*])', '\\%1') .. ':' .. c.startLine .. '](' .. c.uri
+        .. '#L' .. c.startLine .. ')'
+      assert(text:find(source, 1, true), 'source ' .. c.n .. ' is not a link to its lines:\n' .. text)
+    end
+  else
+    -- nothing to cite: a clear not-found (or labelled excerpts that cite nothing) and no Sources
+    assert(answer.found == false or answer.mode ~= 'llm', 'an uncited llm answer claims found')
+    assert(not text:find('## Sources', 1, true), 'a Sources list without citations')
+  end
+  local cited = vim.tbl_map(function(c) return c.path .. ':' .. c.startLine end, citations)
+  out(string.format('code action "Ask the workspace about this" -> window/showDocument opened %s (mode %s, found %s, cites %s):\n%s',
+    vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':t'), answer.mode, tostring(answer.found),
+    #cited > 0 and table.concat(cited, ', ') or 'nothing', text))
+
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { 17, 5 }) -- on apply_discount's name
+  before = buffers()
+  executed['groundls.related'] = nil
+  code_action('Show related: apply_discount')
+  buf, text = wait_shown_doc(before, REQUEST_TIMEOUT, function()
+    return executed['groundls.related'] ~= nil
+  end)
+  local related = executed['groundls.related']
+  assert(not related.err, 'groundls.related failed: ' .. vim.inspect(related.err))
+  assert(related.result.document == vim.uri_from_bufnr(buf) and related.result.shown == true,
+    'the opened document is not the related list: ' .. vim.inspect(related.result))
+  assert(vim.split(text, '\n')[1] == '# Related: apply_discount', 'related heading: ' .. text)
+  for _, want in ipairs({ 'src/billing/invoice.py:28', 'tests/test_invoice.py:8', 'docs/discounts.md:3' }) do
+    local path, line = want:match('^(.*):(%d+)$')
+    local link = '](' .. vim.uri_from_fname(WS .. '/' .. path) .. '#L' .. line .. ')'
+    assert(text:find(link, 1, true), 'the related list has no link to ' .. want .. ':\n' .. text)
+  end
+  out('code action "Show related: apply_discount" -> window/showDocument opened '
+    .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':t') .. ':\n' .. text)
+end
+
 local function main()
+  vim.o.hidden = true -- the answer buffer is modified by the server's edits (0.9+'s default)
   -- a doc page that names the function as code
   vim.fn.writefile({ '# Discounts', '', 'Use `apply_discount` to take a percentage off a subtotal.' },
     WS .. '/docs/discounts.md')
@@ -91,6 +223,25 @@ local function main()
     init_options = { hover = { count = 3 } },
     on_exit = function(code, _) if code ~= 0 then out('server exited with ' .. code) end end,
   }
+  -- a command's result, recorded as the code actions run them (the default handler drops it)
+  local executed = {}
+  config.handlers = {
+    ['workspace/executeCommand'] = function(err, result, ctx)
+      executed[ctx.params.command] = { err = err, result = result }
+    end,
+  }
+  if not vim.lsp.handlers['window/showDocument'] then
+    -- Neovim 0.7 has no window/showDocument (0.8+ opens it itself): do what 0.8's handler does
+    out('window/showDocument: this Neovim has no handler; the test adds one like 0.8\'s')
+    config.capabilities = vim.lsp.protocol.make_client_capabilities()
+    config.capabilities.window.showDocument = { support = true }
+    config.handlers['window/showDocument'] = function(_, result, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local at = result.selection or { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } }
+      local ok = vim.lsp.util.jump_to_location({ uri = result.uri, range = at }, client.offset_encoding)
+      return { success = ok == true }
+    end
+  end
   local client_id
   if vim.lsp.start then
     client_id = vim.lsp.start(config)
@@ -155,6 +306,7 @@ local function main()
   out(string.format('hover (%.1f ms round trip):\n%s', hover_ms, text))
 
   standard_requests(client_id, bufnr)
+  code_actions(bufnr, executed)
 
   client.stop()
   assert(vim.wait(15000, function() return client.is_stopped() end, 50), 'server did not stop')

@@ -1,4 +1,5 @@
-"""Real editors (headless Neovim, Emacs eglot) drive `groundls serve`; skipped if not installed."""
+"""Real editors (headless Neovim, Emacs eglot) drive `groundls serve` with their own commands;
+skipped if not installed."""
 
 from __future__ import annotations
 
@@ -43,10 +44,24 @@ EDITORS = {
 }
 
 
+#: A line each editor prints once its own commands got what they must (the scripts check the
+#: places; this makes sure those steps ran).
+STEPS = {
+    "neovim": [
+        "definition from docs/discounts.md:3 -> src/billing/invoice.py:17",
+        'code action "Ask the workspace about this" -> window/showDocument opened',
+        'code action "Show related: apply_discount" -> window/showDocument opened',
+    ],
+    "emacs": [
+        "xref-find-apropos(apply_discount) [workspace/symbol] -> src/billing/invoice.py:17,",
+        "xref-find-references(apply_discount) [textDocument/references] -> ",
+        "landed in src/billing/invoice.py:17",
+    ],
+}
+
+
 @pytest.mark.parametrize("editor", list(EDITORS))
-def test_editor_runs_search_similar_and_hover_against_groundls_serve(
-    editor: str, tmp_path: Path
-) -> None:
+def test_editor_drives_groundls_serve_with_its_own_commands(editor: str, tmp_path: Path) -> None:
     available, argv = EDITORS[editor]
     if not available():
         pytest.skip(f"{editor} is not installed (tests/editors/run.sh installs it)")
@@ -65,3 +80,5 @@ def test_editor_runs_search_similar_and_hover_against_groundls_serve(
     assert proc.returncode == 0, output
     assert "PASS" in output and "Related in this workspace" in output, output
     assert "Tested in" in output and "tests/test_invoice.py#L7" in output, output
+    for step in STEPS[editor]:
+        assert step in output, output
