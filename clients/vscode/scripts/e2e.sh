@@ -3,7 +3,10 @@
 #   (a) a mocha suite inside the extension host runs the contributed commands against the real
 #       `groundls serve` on a fixture workspace;
 #   (b) headless Chromium (playwright-core) asks a question from the command palette, waits for
-#       the answer panel, clicks a citation and checks the editor; a screenshot is saved.
+#       the answer panel, clicks a citation and checks the editor; a screenshot is saved. Then, in
+#       a fresh code-server, it uses VS Code's own surfaces the server backs (Go to Symbol in
+#       Workspace, Peek References, the code lenses, the light bulb's "Ask the workspace about
+#       this") and saves a screenshot of each into $GROUNDLS_E2E_SHOTS.
 # Installs what it needs (apt packages, npm dependencies, code-server into a cache outside git),
 # builds the .vsix and exits non-zero when anything fails.
 #
@@ -13,6 +16,9 @@
 #                         (default: ${XDG_CACHE_HOME:-~/.cache}/groundls-vscode-e2e)
 #   GROUNDLS_E2E_OUT      scratch directory of this run (default: clients/vscode/.e2e/run)
 #   GROUNDLS_E2E_SCREENSHOT  answer panel screenshot (default: clients/vscode/media/answer-panel.png)
+#   GROUNDLS_E2E_SHOTS    folder of the surfaces' screenshots (default: $GROUNDLS_E2E_OUT/shots):
+#                         symbol-picker.png, references.png, code-lens.png, code-lens-places.png,
+#                         code-action.png
 #   GROUNDLS_E2E_TIERS    "exthost ui" (default), or one of them
 set -euo pipefail
 
@@ -23,6 +29,7 @@ CODE_SERVER_VERSION=4.100.3
 CACHE="${GROUNDLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/groundls-vscode-e2e}"
 OUT="${GROUNDLS_E2E_OUT:-$HERE/.e2e/run}"
 SCREENSHOT="${GROUNDLS_E2E_SCREENSHOT:-$HERE/media/answer-panel.png}"
+SHOTS="${GROUNDLS_E2E_SHOTS:-$OUT/shots}"
 TIERS="${GROUNDLS_E2E_TIERS:-exthost ui}"
 RUN_ID="groundls-e2e-$$-$(date +%s)"
 export GROUNDLS_E2E_RUN="$RUN_ID"   # every process started below inherits it (used by cleanup)
@@ -214,6 +221,17 @@ for tier in $TIERS; do
         status=1
         show_logs ui
         echo "tier (b) FAILED"
+      fi
+      cleanup
+      step "tier (b): Chromium UI test of the editor's own surfaces (symbols, references, lenses, code actions)"
+      start_code_server surfaces --install-vsix
+      t=$(date +%s)
+      if CS_PORT="$PORT" WORKSPACE_DIR="$WS" SHOTS_DIR="$SHOTS" node out/test/e2e/uiSurfaces.js; then
+        echo "tier (b) surfaces passed in $(($(date +%s) - t))s, screenshots in $SHOTS"
+      else
+        status=1
+        show_logs surfaces
+        echo "tier (b) surfaces FAILED (screenshots in $SHOTS)"
       fi
       cleanup
       ;;

@@ -22,6 +22,7 @@ import {
   type WorkDoneProgressEnd,
   type WorkDoneProgressReport,
 } from "vscode-languageclient/node";
+import { toPanelAsk } from "./common/codeActions";
 import { SECTION } from "./common/ids";
 import {
   describeLaunch,
@@ -215,6 +216,19 @@ export class ServerController implements vscode.Disposable {
             settings: { [SECTION]: currentServerConfig() },
           });
         },
+      },
+      // "Ask the workspace about this" answers in the answer panel, as the palette's Ask does.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions?.map((action) => {
+          if (!(action instanceof vscode.CodeAction)) {
+            return toPanelAsk(action);
+          }
+          if (action.command) {
+            action.command = toPanelAsk(action.command);
+          }
+          return action;
+        });
       },
       handleWorkDoneProgress: (token, params, next) => {
         if (!String(token).startsWith(CLIENT_TOKEN_PREFIX)) {

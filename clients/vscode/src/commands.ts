@@ -73,6 +73,8 @@ interface AskArgs {
   question?: string;
   /** Continue the conversation of an earlier answer (its `thread`). */
   thread?: number;
+  /** false: the question is the selection itself (a code action's), not sent again as context. */
+  withSelection?: boolean;
 }
 interface SearchArgs {
   query?: string;
@@ -127,7 +129,8 @@ export class Commands {
 
   /** Ask the workspace: input box, selection as context, answer streamed into the panel. */
   async ask(arg?: AskArgs | string): Promise<AskResult | undefined> {
-    const selection = selectionContext();
+    const selection =
+      typeof arg === "object" && arg.withSelection === false ? undefined : selectionContext();
     const thread = typeof arg === "object" ? arg.thread : undefined;
     let question = argText(arg, "question");
     if (question === undefined) {

@@ -28,6 +28,8 @@ export const ServerCommand = {
   history: "groundls.history",
   documentText: "groundls.documentText",
   deleteHistory: "groundls.deleteHistory",
+  /** The code action "Ask the workspace about this" (answers into a Markdown document). */
+  askInDocument: "groundls.askInDocument",
 } as const;
 
 /** The scheme of the read-only views of a document's text (a PDF's pages, a deck's slides). */

@@ -3,8 +3,8 @@
 // file at the cited line. Saves a screenshot of the answer panel (and one in the light theme).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { FrameLocator, Page } from "playwright-core";
 import { env, launchBrowser, log } from "./browser";
+import { answerFrame, pickFromQuickInput, runPaletteCommand, waitForIndex } from "./workbench";
 
 const QUESTION = process.env.E2E_QUESTION ?? "How long does a session last before it expires?";
 /** The files that answer QUESTION, with words of the answer to hover in each. */
@@ -12,46 +12,6 @@ const ANSWER_WORDS: Record<string, string> = {
   "docs/sessions.md": "thirty minutes",
   "src/session.py": "IDLE_TIMEOUT_SECONDS",
 };
-
-async function waitForIndex(page: Page): Promise<void> {
-  const item = page.locator(".statusbar-item", { hasText: "groundls" }).first();
-  await item.waitFor({ timeout: 90000 });
-  // "$(sync~spin) groundls N%" while the server indexes, "$(database) groundls" when it is done.
-  // The fresh index of the fixture takes seconds: see indexing start, then end.
-  const indexing = item.locator(".codicon-sync");
-  const sawIndexing = await indexing
-    .waitFor({ timeout: 60000 })
-    .then(() => true)
-    .catch(() => false);
-  if (sawIndexing) {
-    log(`status bar: ${(await item.innerText()).trim()}`);
-  }
-  await indexing.waitFor({ state: "detached", timeout: 180000 });
-  await item.locator(".codicon-database").waitFor({ timeout: 30000 });
-  log(`status bar idle (${sawIndexing ? "after showing indexing progress" : "no progress seen"})`);
-}
-
-/** Type into the open quick input (palette, Quick Open, a picker) and click the matching row. */
-async function pickFromQuickInput(
-  page: Page,
-  typed: string,
-  rowText = typed,
-  timeout?: number,
-): Promise<void> {
-  await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
-  await page.keyboard.type(typed);
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: rowText });
-  await row.first().click({ timeout });
-}
-
-async function runPaletteCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press("F1");
-  await pickFromQuickInput(page, title, title.replace(/^groundls: /, ""), 15000);
-}
-
-function answerFrame(page: Page): FrameLocator {
-  return page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
-}
 
 async function main(): Promise<number> {
   const port = env("CS_PORT");

@@ -28,6 +28,14 @@ def check_session(token: str) -> str | None:
     return user_id
 
 
+def current_user(token: str) -> str:
+    """The user a request's token belongs to; PermissionError when they have to sign in again."""
+    user_id = check_session(token)
+    if user_id is None:
+        raise PermissionError("the session expired: sign in again")
+    return user_id
+
+
 def end_session(token: str) -> None:
     """Sign out: forget the session so its token cannot be used again."""
     _sessions.pop(token, None)
