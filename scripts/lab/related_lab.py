@@ -23,6 +23,8 @@ import random
 import re
 import statistics
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from groundls.chunkers.textrules import split_identifier
@@ -78,6 +80,67 @@ class _Note:
         self.hit = hit
 
 
+@dataclass
+class Expected:
+    """What a repository's index should link, derived from its chunks by the lab's own rules."""
+
+    #: (chunk_id, path, symbol, kind, text, title) of every chunk
+    rows: list[tuple[str, str, str, str, str, str]]
+    #: a public name (outside the tests, no leading "_", 3+ characters): its (chunk_id, path)s
+    defined: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    #: a name: the doc passages that name it in a code span
+    docs: dict[str, set[str]] = field(default_factory=dict)
+    #: the change-log passages
+    logs: set[str] = field(default_factory=set)
+    #: a name: the doc passages that name it as code (a span, or a call in an example)
+    as_code: dict[str, set[str]] = field(default_factory=dict)
+    #: (chunk_id, symbol or title, text) of every test chunk
+    tests: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def public(self) -> Iterator[tuple[str, str, str]]:
+        """(name, chunk_id, path) of every public name defined in one file, by name."""
+        for name, places in sorted(self.defined.items()):
+            if len({p for _, p in places}) > 1:
+                continue  # a name defined in several files: no single expected place
+            chunk_id, path = places[0]
+            yield name, chunk_id, path
+
+    def tests_of(self, name: str) -> set[str]:
+        """The tests named after ``name`` that name it, or that call it."""
+        # a call, not a definition (an override in a test's class)
+        call = re.compile(
+            rf"(?<!def )(?<!fn )(?<!func )(?<!function )(?<![\w$]){re.escape(name)}"
+            r"(?:<[^<>()\n]*>)?\s*\("  # a generic's type arguments: new Pair<>(
+        )
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        return {
+            t
+            for t, tname, text in self.tests
+            if (_named_after(tname, name) and word.search(text)) or call.search(text)
+        }
+
+
+def expectations(workspace: Workspace) -> Expected:
+    """The links a workspace's index should hold, read from its chunks (not its rules)."""
+    rows = workspace.store.conn.execute(
+        "SELECT chunk_id, path, symbol, kind, text, title FROM chunks"
+    ).fetchall()
+    out = Expected(rows)
+    for chunk_id, path, symbol, kind, text, title in rows:
+        if kind == "doc":
+            if is_change_log(path):
+                out.logs.add(chunk_id)
+            for name in _span_names(text):
+                out.docs.setdefault(name, set()).add(chunk_id)
+            for name in _span_names(text) | _called_names(text):
+                out.as_code.setdefault(name, set()).add(chunk_id)
+        elif kind == "code" and is_test(path):
+            out.tests.append((chunk_id, symbol or title, text))
+        elif kind == "code" and symbol and not symbol.startswith("_") and len(symbol) > 2:
+            out.defined.setdefault(symbol, []).append((chunk_id, path))
+    return out
+
+
 def measure(
     root: Path, index_dir: Path, deep: bool, sample: int, misses: bool = False
 ) -> dict[str, float]:
@@ -86,47 +149,17 @@ def measure(
         workspace.index()
         while deep and workspace.fill_deep(2000):
             pass
-        rows = workspace.store.conn.execute(
-            "SELECT chunk_id, path, symbol, kind, text, title FROM chunks"
-        ).fetchall()
-        defined: dict[str, list[tuple[str, str]]] = {}
-        docs: dict[str, set[str]] = {}
-        logs: set[str] = set()  # change-log passages
-        as_code: dict[str, set[str]] = {}  # named in a span, or called in an example
-        tests: list[tuple[str, str, str]] = []
-        for chunk_id, path, symbol, kind, text, title in rows:
-            if kind == "doc":
-                if is_change_log(path):
-                    logs.add(chunk_id)
-                for name in _span_names(text):
-                    docs.setdefault(name, set()).add(chunk_id)
-                for name in _span_names(text) | _called_names(text):
-                    as_code.setdefault(name, set()).add(chunk_id)
-            elif kind == "code" and is_test(path):
-                tests.append((chunk_id, symbol or title, text))
-            elif kind == "code" and symbol and not symbol.startswith("_") and len(symbol) > 2:
-                defined.setdefault(symbol, []).append((chunk_id, path))
+        expected = expectations(workspace)
+        rows, docs, logs, as_code = expected.rows, expected.docs, expected.logs, expected.as_code
+        tests = expected.tests
         table = {"symbols": 0, "with_doc": 0, "doc_in_notes": 0, "with_test": 0, "tested": 0}
         table.update({"with_code_doc": 0, "code_doc_in_notes": 0})
         table.update({"with_ruled_doc": 0, "ruled_doc_in_notes": 0})
         table.update({"wrong_test": 0, "notes": 0, "own_file": 0, "repeats": 0})
         times: list[float] = []
         checks: list[tuple[str, str]] = []
-        for name, places in sorted(defined.items()):
-            if len({p for _, p in places}) > 1:
-                continue  # a name defined in several files: no single expected place
-            chunk_id, path = places[0]
-            # a call, not a definition (an override in a test's class)
-            call = re.compile(
-                rf"(?<!def )(?<!fn )(?<!func )(?<!function )(?<![\w$]){re.escape(name)}"
-                r"(?:<[^<>()\n]*>)?\s*\("  # a generic's type arguments: new Pair<>(
-            )
-            word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-            expected_tests = {
-                t
-                for t, tname, text in tests
-                if (_named_after(tname, name) and word.search(text)) or call.search(text)
-            }
+        for name, chunk_id, path in expected.public():
+            expected_tests = expected.tests_of(name)
             expected_docs = docs.get(name, set())
             if not expected_docs and not expected_tests:
                 continue
