@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { env, launchBrowser, log } from "./browser";
-import { answerFrame, pickFromQuickInput, runPaletteCommand, waitForIndex } from "./workbench";
+import { answerFrame, openWorkbench, pickFromQuickInput, runPaletteCommand } from "./workbench";
 
 const QUESTION = process.env.E2E_QUESTION ?? "How long does a session last before it expires?";
 /** The files that answer QUESTION, with words of the answer to hover in each. */
@@ -22,12 +22,7 @@ async function main(): Promise<number> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   let code = 1;
   try {
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
-    log(`workbench loaded in ${Date.now() - t0} ms`);
-    await waitForIndex(page);
-
-    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+    await openWorkbench(page, port, workspace, t0);
     // Open a file first, as a person would: the answer panel then opens beside it.
     await page.keyboard.press("Control+P");
     await pickFromQuickInput(page, "session.py");

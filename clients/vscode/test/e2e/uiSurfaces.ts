@@ -16,8 +16,8 @@ import {
   answerFrame,
   indented,
   openFile,
+  openWorkbench,
   waitForCursor,
-  waitForIndex,
   waitUntil,
 } from "./workbench";
 
@@ -320,11 +320,7 @@ async function main(): Promise<number> {
   ];
   let passed = 0;
   try {
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
-    log(`workbench loaded in ${Date.now() - t0} ms`);
-    await waitForIndex(page);
-    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+    await openWorkbench(page, port, workspace, t0);
     for (const [n, [title, step]] of steps.entries()) {
       log(`-- step ${n + 1}: ${title}`);
       try {

@@ -21,6 +21,21 @@ export async function waitForIndex(page: Page): Promise<void> {
   log(`status bar idle (${sawIndexing ? "after showing indexing progress" : "no progress seen"})`);
 }
 
+/** Open the workspace in code-server's workbench, wait for the first index, and focus the
+ * editor area (the palette and the keys then reach the workbench). */
+export async function openWorkbench(
+  page: Page,
+  port: string,
+  workspace: string,
+  t0: number,
+): Promise<void> {
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+  log(`workbench loaded in ${Date.now() - t0} ms`);
+  await waitForIndex(page);
+  await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } });
+}
+
 /** Type into the open quick input (palette, Quick Open, a picker) and click the matching row. */
 export async function pickFromQuickInput(
   page: Page,
